@@ -1,0 +1,159 @@
+"""Traversal: :func:`walk`, the :class:`Visitor` and the :class:`Rewriter`.
+
+A :class:`Rewriter` returns a new tree and shares every untouched subtree with the old one,
+so rewriting a large module only allocates along the paths that changed; trivia of rebuilt
+nodes is kept, which is what makes an edit show up as exactly that edit in the emitted text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields, replace
+from typing import Any, TypeVar
+
+from .node import Node
+
+__all__ = ["Rewriter", "Visitor", "strip_trivia", "structurally_equal", "walk"]
+
+N = TypeVar("N", bound=Node)
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
+        _FIELDS[cls] = names
+    return names
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Yield ``node`` and every node below it, depth first, in source order."""
+    stack: list[Node] = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children()))
+
+
+class Visitor:
+    """Calls ``visit_<ClassName>(node)`` for each node; unhandled nodes visit their children.
+
+    Example::
+
+        class CountLoads(Visitor):
+            def __init__(self):
+                self.n = 0
+            def visit_Instruction(self, insn):
+                self.n += insn.opcode == "ld"
+
+        v = CountLoads(); v.visit(module); print(v.n)
+    """
+
+    def visit(self, node: Node) -> None:
+        """Visit ``node`` (dispatching on its class name)."""
+        method: Callable[[Any], None] | None = getattr(
+            self, "visit_" + type(node).__name__, None
+        )
+        if method is not None:
+            method(node)
+        else:
+            self.generic_visit(node)
+
+    def generic_visit(self, node: Node) -> None:
+        """Visit every child of ``node``."""
+        for child in node.children():
+            self.visit(child)
+
+
+class Rewriter:
+    """Builds a new tree bottom-up, calling ``rewrite_<ClassName>(node)`` where defined.
+
+    Children are rewritten first; the method then receives the node with its new children and
+    returns its replacement: a node, ``None`` to delete it from the tuple holding it, or a
+    sequence of nodes to splice in its place (insertion). Nodes without a method are rebuilt
+    only if a child changed, keeping their trivia.
+
+    Example::
+
+        class Rename(Rewriter):
+            def rewrite_Register(self, r):
+                return replace(r, name="%acc") if r.name == "%f1" else r
+
+        new_module = Rename().rewrite(module)
+    """
+
+    def rewrite(self, node: N) -> N:
+        """Return the rewritten tree rooted at ``node``.
+
+        Raises:
+            TypeError: a rewrite method deleted or spliced a node that is not in a tuple.
+        """
+        out = self._visit(node)
+        if not isinstance(out, Node):
+            raise TypeError(f"the root {type(node).__name__} must be rewritten to one node")
+        return out  # type: ignore[return-value]
+
+    def _visit(self, node: Node) -> Node | Sequence[Node] | None:
+        changes: dict[str, object] = {}
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            new = self._value(value, node, name)
+            if new is not value:
+                changes[name] = new
+        if changes:
+            node = replace(node, **changes)  # type: ignore[type-var]
+        method = getattr(self, "rewrite_" + type(node).__name__, None)
+        return method(node) if method is not None else node
+
+    def _value(self, value: object, owner: Node, name: str) -> object:
+        if isinstance(value, Node):
+            new = self._visit(value)
+            if not isinstance(new, Node):
+                raise TypeError(
+                    f"{type(owner).__name__}.{name} holds one node; a rewrite method returned "
+                    f"{type(new).__name__} for it"
+                )
+            return new
+        if isinstance(value, tuple) and value:
+            items: list[object] = []
+            changed = False
+            for v in value:
+                if isinstance(v, Node):
+                    new = self._visit(v)
+                    if new is None:
+                        changed = True
+                    elif isinstance(new, Node):
+                        changed |= new is not v
+                        items.append(new)
+                    else:
+                        changed = True
+                        items.extend(new)
+                else:
+                    nv = self._value(v, owner, name)
+                    changed |= nv is not v
+                    items.append(nv)
+            return tuple(items) if changed else value
+        return value
+
+
+class _Strip(Rewriter):
+    def _visit(self, node: Node) -> Node | Sequence[Node] | None:
+        out = super()._visit(node)
+        if isinstance(out, Node) and getattr(out, "trivia", None) is not None:
+            out = replace(out, trivia=None)  # type: ignore[type-var]
+        return out
+
+
+def strip_trivia(node: N) -> N:
+    """Return a copy of the tree with all trivia removed (it then emits canonically)."""
+    return _Strip().rewrite(node)
+
+
+def structurally_equal(a: Node, b: Node) -> bool:
+    """Return whether two trees are the same program, ignoring all trivia.
+
+    This is ``a == b``: trivia fields never take part in comparisons.
+    """
+    return a == b

@@ -1,0 +1,32 @@
+"""pyptx.emitter: PTX text from the IR.
+
+:func:`emit` rebuilds text from the tree, never from a stored copy of the source. A parsed,
+unedited module emits byte for byte as it was read; an edited one differs exactly where it
+was edited; ``canonical=True`` drops all trivia and writes one fixed layout (tabs for
+indentation, one space after the mnemonic, ``", "`` between operands), which re-parses to an
+equal tree and assembles to the same machine code.
+"""
+
+from __future__ import annotations
+
+from pyptx.ir import Node
+
+from ._emit import emit_node, qualifier_tokens
+
+__all__ = ["emit", "qualifier_tokens"]
+
+
+def emit(node: Node, *, canonical: bool = False) -> str:
+    """Write a module (or any IR node) as PTX text.
+
+    Args:
+        node: a :class:`pyptx.ir.Module`, a statement, or an operand.
+        canonical: ignore trivia and use the canonical layout.
+
+    Returns:
+        The PTX text.
+
+    Raises:
+        TypeError: ``node`` (or something inside it) is not a PTX IR node.
+    """
+    return emit_node(node, canonical)

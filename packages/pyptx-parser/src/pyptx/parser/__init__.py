@@ -1,0 +1,58 @@
+"""pyptx.parser: a lossless PTX parser.
+
+:func:`parse` turns PTX text into a :class:`pyptx.ir.Module` that keeps every space, line
+break and comment as trivia on the nodes, so :func:`pyptx.emitter.emit` rebuilds the exact
+input from the tree. The parser is opcode-agnostic: any instruction whose shape is
+``[@pred] opcode.mods operand, ...;`` is accepted, which covers every instruction ptxas
+knows, including ones newer than this package. Malformed input raises
+:class:`PtxSyntaxError` with ``file:line:col``, the line and a caret.
+
+Example::
+
+    from pyptx.parser import parse
+    from pyptx.emitter import emit
+
+    module = parse(open("kernel.ptx").read(), "kernel.ptx")
+    assert emit(module) == open("kernel.ptx").read()
+"""
+
+from __future__ import annotations
+
+import os
+
+from pyptx.ir import Module
+
+from ._parser import Parser
+from .errors import PtxSyntaxError
+
+__all__ = ["PtxSyntaxError", "parse", "parse_file"]
+
+
+def parse(text: str, filename: str = "<string>") -> Module:
+    """Parse PTX source text.
+
+    Args:
+        text: the PTX program.
+        filename: the name used in error messages.
+
+    Returns:
+        The module, with trivia attached so that ``emit(parse(text)) == text``.
+
+    Raises:
+        PtxSyntaxError: the text is not well-formed PTX.
+        TypeError: ``text`` is not a ``str``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse() expects PTX text as str, got {type(text).__name__}")
+    return Parser(text, filename).module()
+
+
+def parse_file(path: str | os.PathLike[str]) -> Module:
+    """Read and parse a PTX file (UTF-8; line endings are kept as they are).
+
+    Raises:
+        PtxSyntaxError: the file is not well-formed PTX.
+        OSError: the file cannot be read.
+    """
+    with open(path, encoding="utf-8", newline="") as f:
+        return parse(f.read(), os.fspath(path))

@@ -1,0 +1,61 @@
+"""Token patterns of PTX, as compiled regular expressions.
+
+The parser is scannerless: it matches these patterns at its current offset instead of
+building a token list first, which keeps parsing in C-speed regex code for most of the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Whitespace and comments between tokens.
+TRIVIA = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+# Trivia that stays on the current line after a statement's last token.
+TRAILING = re.compile(r"[ \t\r\f\v]*(?://[^\n]*)?")
+
+# An identifier (PTX allows [a-zA-Z][a-zA-Z0-9_$]* and [_$%][a-zA-Z0-9_$]+).
+IDENT = re.compile(r"[A-Za-z_$%][\w$]*")
+# A special-register component suffix (``%tid.x``).
+COMPONENT = re.compile(r"\.[xyzw]\b")
+# A directive or qualifier word (``.reg``, ``.shared::cta``, ``.b32``).
+DIRECTIVE = re.compile(r"\.[A-Za-z_][\w:]*")
+# An instruction mnemonic: opcode plus dot-separated modifiers.
+MNEMONIC = re.compile(r"[A-Za-z_][\w]*(?:\.[\w:]+)*")
+# A numeric literal (order matters: hex floats, hex, binary, decimal floats, integers).
+NUMBER = re.compile(
+    r"0[fF][0-9a-fA-F]{8}(?![\w.])"
+    r"|0[dD][0-9a-fA-F]{16}(?![\w.])"
+    r"|0[xX][0-9a-fA-F]+[uU]?(?![\w.])"
+    r"|0[bB][01]+[uU]?(?![\w.])"
+    r"|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?(?![\w.])"
+    r"|[0-9]+[eE][+-]?[0-9]+(?![\w.])"
+    r"|[0-9]+[uU]?(?![\w.])"
+)
+INTEGER = re.compile(r"[0-9]+(?![\w.])")
+STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# A label definition: identifier, optional trivia, one colon (not ``::``).
+LABEL = re.compile(r"([A-Za-z_$%][\w$]*)([ \t]*):(?!:)")
+# Binary operators of constant expressions, longest first.
+BINOP = re.compile(r"\|\||&&|==|!=|<=|>=|<<|>>|[|^&<>+\-*/%]")
+
+# Binding strength of binary operators (C precedence).
+PRECEDENCE: dict[str, int] = {
+    "||": 1,
+    "&&": 2,
+    "|": 3,
+    "^": 4,
+    "&": 5,
+    "==": 6,
+    "!=": 6,
+    "<": 7,
+    ">": 7,
+    "<=": 7,
+    ">=": 7,
+    "<<": 8,
+    ">>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "%": 10,
+}
