@@ -35,10 +35,12 @@ from ._lexer import (
     IDENT,
     INTEGER,
     NUMBER,
+    OPERAND_PIECE,
     PRECEDENCE,
     STRING,
     TRAILING,
     TRIVIA,
+    VECTOR_BODY,
 )
 from .errors import PtxSyntaxError
 
@@ -54,7 +56,9 @@ _BRANCH_OPCODES = frozenset({"bra", "brx"})
 class ExprParser:
     """Scanner state plus operand/expression rules; :class:`~._parser.Parser` adds statements."""
 
-    def __init__(self, text: str, filename: str) -> None:
+    def __init__(self, text: str, filename: str, fast: bool = True) -> None:
+        self.fast = fast
+        """Whether to use the one-line fast paths (disabled in tests to check they agree)."""
         self.src = text
         # A NUL sentinel means text[pos] never runs off the end; pos >= n is end of input.
         self.text = text + "\0"
@@ -73,6 +77,7 @@ class ExprParser:
         self.guessed_symbols: set[str] = set()
         self._reg_cache: dict[str, Register] = {}
         self._imm_cache: dict[str, Immediate] = {}
+        self._piece_cache: dict[str, tuple[Operand, str]] = {}
 
     # ----------------------------------------------------------------- diagnostics
 
@@ -217,8 +222,21 @@ class ExprParser:
 
     def vector(self, lead: str) -> VectorOperand:
         """Parse ``{a, b, ...}`` in operand position."""
-        items, gaps = self._braced(lead, "}", self.operand, "an operand")
-        return VectorOperand(tuple(items), gaps)
+        m = VECTOR_BODY.match(self.text, self.pos) if self.fast else None
+        if m is not None:
+            items: list[Operand] = []
+            gaps = [lead]
+            for piece in m.group(1).split(","):
+                hit = self.fast_piece(piece)
+                if hit is None:
+                    break
+                items.append(hit[0])
+                gaps.append(hit[1])
+            else:
+                self.pos = m.end()
+                return VectorOperand(tuple(items), tuple(gaps))
+        slow, slow_gaps = self._braced(lead, "}", self.operand, "an operand")
+        return VectorOperand(tuple(slow), slow_gaps)
 
     def paren_list(self, lead: str) -> ParenList:
         """Parse ``(a, b, ...)`` (call argument and return lists)."""
@@ -314,6 +332,55 @@ class ExprParser:
         self.pos += 1
         self.depth -= 1
         return Address(base, offset, sign, tuple(extra), tuple(gaps))
+
+    def fast_piece(self, piece: str) -> tuple[Operand, str] | None:
+        """Parse one simple comma-separated operand text, or ``None`` if it is not simple.
+
+        Gives exactly the node the general rules give (a register, number, bare name or
+        ``[base+offset]`` address) and the gap that follows it. Results without bare names
+        are cached by their text, spaces included.
+        """
+        hit = self._piece_cache.get(piece)
+        if hit is not None:
+            return hit
+        m = OPERAND_PIECE.match(piece)
+        if m is None:
+            return None
+        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap,
+         trail) = m.groups()
+        node: Operand
+        cacheable = True
+        if reg is not None:
+            if reg in SPECIAL_REGISTERS:
+                node = SpecialRegister(reg, (lead,))
+            else:
+                node = Register(reg, (lead,))
+        elif num is not None:
+            node = Immediate(num, (lead,))
+        elif bare is not None:
+            if bare == "_":
+                node = Sink((lead,))
+            else:
+                node = self.bare_name(bare, lead)
+                cacheable = False
+        else:
+            base: Expr
+            if breg is not None:
+                if breg in SPECIAL_REGISTERS:
+                    base = SpecialRegister(breg, (blead,))
+                else:
+                    base = Register(breg, (blead,))
+            else:
+                base = self.bare_name(bbare, blead)
+                cacheable = False
+            if sign is not None:
+                node = Address(base, Immediate(onum, (olead,)), sign, (), (lead, sgap, cgap))
+            else:
+                node = Address(base, None, "+", (), (lead, cgap))
+        out = (node, trail)
+        if cacheable:
+            self._piece_cache[piece] = out
+        return out
 
     # ----------------------------------------------------------------- expressions
 

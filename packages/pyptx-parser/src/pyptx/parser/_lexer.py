@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
-# Whitespace and comments between tokens.
-TRIVIA = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+# Whitespace and comments between tokens. NUL never matches: the parser appends one as an
+# end-of-input sentinel.
+TRIVIA = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n\0]*|/\*(?:[^*\0]|\*(?!/))*\*/)*")
 # Trivia that stays on the current line after a statement's last token.
-TRAILING = re.compile(r"[ \t\r\f\v]*(?://[^\n]*)?")
+TRAILING = re.compile(r"[ \t\r\f\v]*(?://[^\n\0]*)?")
 
 # An identifier (PTX allows [a-zA-Z][a-zA-Z0-9_$]* and [_$%][a-zA-Z0-9_$]+).
 IDENT = re.compile(r"[A-Za-z_$%][\w$]*")
@@ -32,7 +33,8 @@ NUMBER = re.compile(
     r"|[0-9]+[uU]?(?![\w.])"
 )
 INTEGER = re.compile(r"[0-9]+(?![\w.])")
-STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+VERSION = re.compile(r"([0-9]+)\.([0-9]+)(?![\w.])")
+STRING = re.compile(r'"(?:[^"\\\n\0]|\\[^\n\0])*"')
 # A label definition: identifier, optional trivia, one colon (not ``::``).
 LABEL = re.compile(r"([A-Za-z_$%][\w$]*)([ \t]*):(?!:)")
 # Binary operators of constant expressions, longest first.
@@ -59,3 +61,34 @@ PRECEDENCE: dict[str, int] = {
     "/": 10,
     "%": 10,
 }
+
+# The operand segment of an instruction up to its ';' when it holds no characters that need
+# the general parser (vectors, calls, strings, comments, pipes, negation, line breaks).
+OPERAND_SEGMENT = re.compile(r"([^;\n{}()\"/|!@\\]*);")
+_NUM = (
+    r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+[uU]?|0[bB][01]+[uU]?"
+    r"|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+[uU]?"
+)
+# One comma-separated piece of such a segment: a %register, a number, a bare name, or an
+# address [base(+|-)offset], with the spaces around it.
+OPERAND_PIECE = re.compile(
+    r"([ \t]*)(?:"
+    r"(%[\w$]+)"
+    r"|(-?(?:" + _NUM + r"))"
+    r"|([A-Za-z_$][\w$]*)"
+    r"|\[([ \t]*)(?:(%[\w$]+)|([A-Za-z_$][\w$]*))"
+    r"(?:([ \t]*)([+-])([ \t]*)(-?(?:" + _NUM + r")))?([ \t]*)\]"
+    r")([ \t]*)\Z"
+)
+
+# A one-line brace vector of simple operands, e.g. ``{%f1, %f2, %f3, %f4}``.
+VECTOR_BODY = re.compile(r"\{([^{}()\"/|!@;\n\\]*)\}")
+
+# A whole one-line instruction whose operands are all simple (see OPERAND_SEGMENT), with an
+# optional guard: @ gap ! gap pred gap mnemonic segment ; trailing.
+FAST_INSTRUCTION = re.compile(
+    r"(?:@([ \t]*)(!?)([ \t]*)(%?[A-Za-z_$][\w$]*)([ \t]+))?"
+    r"([A-Za-z_][\w]*(?:\.[\w:]+)*)"
+    r"((?:[ \t][^;\n{}()\"/|!@\\:]*)?);"
+    r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
+)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyptx.ir import (
+    SPECIAL_REGISTERS,
     AddressSize,
     Alias,
     Align,
@@ -36,10 +37,12 @@ from pyptx.ir import (
     Pragma,
     Predicate,
     PtrQualifier,
+    Register,
     PtxType,
     Rewriter,
     Section,
     SectionData,
+    SpecialRegister,
     StateSpace,
     StringLiteral,
     Symbol,
@@ -52,7 +55,16 @@ from pyptx.ir import (
 from pyptx.ir.declarations import DeclQualifier
 
 from ._expressions import ExprParser
-from ._lexer import DIRECTIVE, IDENT, LABEL, MNEMONIC, NUMBER
+from ._lexer import (
+    DIRECTIVE,
+    FAST_INSTRUCTION,
+    IDENT,
+    LABEL,
+    MNEMONIC,
+    NUMBER,
+    OPERAND_SEGMENT,
+    VERSION,
+)
 
 _QUALIFIERS: dict[str, DeclQualifier] = {}
 _QUALIFIERS.update({"." + q.value: q for q in Linkage})
@@ -90,8 +102,8 @@ class _FixSymbols(Rewriter):
 class Parser(ExprParser):
     """Parses one PTX source text into a :class:`~pyptx.ir.Module`."""
 
-    def __init__(self, text: str, filename: str) -> None:
-        super().__init__(text, filename)
+    def __init__(self, text: str, filename: str, fast: bool = True) -> None:
+        super().__init__(text, filename, fast)
         self._mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._top = {
             ".version": self.version,
@@ -140,12 +152,11 @@ class Parser(ExprParser):
 
     def version(self, lead: str) -> Version:
         g = self.ws()
-        m = NUMBER.match(self.text, self.pos)
-        if not m or m.group().count(".") != 1 or not m.group().replace(".", "").isdigit():
+        m = VERSION.match(self.text, self.pos)
+        if not m:
             self.expected("a version number like 8.7 after .version")
-        major, minor = m.group().split(".")
         self.pos = m.end()
-        return Version(int(major), int(minor), (lead, g, self.trailing()))
+        return Version(int(m.group(1)), int(m.group(2)), (lead, g, self.trailing()))
 
     def target(self, lead: str) -> Target:
         gaps = [lead, self.ws()]
@@ -562,6 +573,12 @@ class Parser(ExprParser):
             self.error(f"unknown directive {word!r} in a function body", length=len(word) or 1)
         if c == "{":
             return self.block(lead)
+        fast = FAST_INSTRUCTION.match(t, self.pos) if self.fast else None
+        if fast is not None:
+            insn = self.fast_instruction(lead, fast.groups())
+            if insn is not None:
+                self.pos = fast.end()
+                return insn
         if c == "@":
             return self.instruction(lead)
         m = LABEL.match(t, self.pos)
@@ -578,6 +595,52 @@ class Parser(ExprParser):
         if self.in_function:
             self.labels.add(name)
         return Label(name, (lead, m.group(2), self.trailing()))
+
+    def fast_instruction(self, lead: str, groups: tuple[Any, ...]) -> Instruction | None:
+        """Build a one-line instruction whose operands are all simple, or return ``None``.
+
+        Produces exactly the tree :meth:`instruction` produces for the same text.
+        """
+        pg1, bang, pg2, pred_name, mlead, word, segment, trail = groups
+        split = self._mnemonics.get(word)
+        if split is None:
+            opcode, *mods = word.split(".")
+            split = (opcode, tuple(mods))
+            self._mnemonics[word] = split
+        if split[0] == "call":
+            return None
+        predicate = None
+        if pred_name is not None:
+            if bang:
+                predicate = Predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
+            else:
+                predicate = Predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
+            lead = mlead
+        self.opcode = split[0]
+        gaps = [lead]
+        if not segment or segment.isspace():
+            gaps += (segment, trail)
+            self.opcode = ""
+            return Instruction(split[0], split[1], (), predicate, tuple(gaps))
+        operands = []
+        for piece in segment.split(","):
+            hit = self.fast_piece(piece)
+            if hit is None:
+                self.opcode = ""
+                return None
+            operands.append(hit[0])
+            gaps.append(hit[1])
+        gaps.append(trail)
+        self.opcode = ""
+        return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+
+    def _pred_atom(self, name: str, lead: str) -> Any:
+        if name.startswith("%"):
+            if name in SPECIAL_REGISTERS:
+                return SpecialRegister(name, (lead,))
+            return Register(name, (lead,))
+        self.opcode = ""
+        return self.bare_name(name, lead)
 
     def instruction(self, lead: str) -> Instruction:
         t = self.text
@@ -609,6 +672,24 @@ class Parser(ExprParser):
         self.opcode = split[0]
         gaps = [lead]
         operands = []
+        fast = OPERAND_SEGMENT.match(t, self.pos) if self.fast else None
+        if fast is not None and split[0] != "call":
+            segment = fast.group(1)
+            if not segment or segment.isspace():
+                gaps += (segment, self._after_semicolon(fast.end()))
+                return Instruction(split[0], split[1], (), predicate, tuple(gaps))
+            for piece in segment.split(","):
+                hit = self.fast_piece(piece)
+                if hit is None:
+                    break
+                operands.append(hit[0])
+                gaps.append(hit[1])
+            else:
+                gaps.append(self._after_semicolon(fast.end()))
+                self.opcode = ""
+                return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+            operands = []
+            gaps = [lead]
         g = self.ws()
         c = t[self.pos]
         if c != ";":
@@ -635,6 +716,10 @@ class Parser(ExprParser):
         gaps.append(self.trailing())
         self.opcode = ""
         return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+
+    def _after_semicolon(self, end: int) -> str:
+        self.pos = end
+        return self.trailing()
 
     def loc(self, lead: str) -> Loc:
         gaps = [lead]
