@@ -63,7 +63,9 @@ def assemble(ptx: str, arch: str) -> tuple[bool, bytes, str]:
         src.write_text(ptx, encoding="utf-8", newline="")
         proc = subprocess.run(
             [ptxas, "-c", f"-arch={assembly_arch(arch)}", "-o", str(out), str(src)],
-            capture_output=True, text=True, timeout=300,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         data = out.read_bytes() if proc.returncode == 0 and out.exists() else b""
         return proc.returncode == 0, data, proc.stderr

@@ -13,7 +13,9 @@ from pyptx.emitter import emit
 from pyptx.ir import Block, Declarator, Function, Instruction, Node, Register, Rewriter, walk
 from pyptx.parser import parse
 
-FILES = [p for p in corpus_files() if "Instruction" in {type(n).__name__ for n in walk(parse(read(p)))}]
+FILES = [
+    p for p in corpus_files() if "Instruction" in {type(n).__name__ for n in walk(parse(read(p)))}
+]
 
 
 class Rename(Rewriter):
@@ -62,8 +64,13 @@ def _first_instruction(module) -> tuple[Function, int]:  # type: ignore[no-untyp
             continue
         for i, s in enumerate(f.body.statements):
             t = s.trivia
-            if isinstance(s, Instruction) and t and re.fullmatch(r"\n[ \t]*", t[0]) \
-                    and "//" not in t[-1] and s.predicate is None:
+            if (
+                isinstance(s, Instruction)
+                and t
+                and re.fullmatch(r"\n[ \t]*", t[0])
+                and "//" not in t[-1]
+                and s.predicate is None
+            ):
                 return f, i
     pytest.skip("no plain one-line instruction at body level")
 
@@ -73,24 +80,18 @@ def _replace_body(module, fn, statements):  # type: ignore[no-untyped-def]
     return replace(module, statements=tuple(new_fn if s is fn else s for s in module.statements))
 
 
-def _line_of(source: str, module, fn, index) -> int:  # type: ignore[no-untyped-def]
-    """The 0-based line of statement ``index``: the line its text differs on when deleted."""
-    without = emit(_replace_body(module, fn, fn.body.statements[:index] + fn.body.statements[index + 1:]))
-    a, b = source.split("\n"), without.split("\n")
-    return next(i for i, (x, y) in enumerate(zip(a, b + [None])) if x != y)
-
-
 @pytest.mark.parametrize("path", FILES, ids=corpus_id)
 def test_change_opcode_changes_one_line(path) -> None:  # type: ignore[no-untyped-def]
     source = read(path)
     module = parse(source)
     fn, i = _first_instruction(module)
     insn = fn.body.statements[i]
-    edited = _replace_body(module, fn, [replace(insn, opcode="xyzzy") if s is insn else s
-                                        for s in fn.body.statements])
+    stmts = list(fn.body.statements)
+    stmts[i] = replace(insn, opcode="xyzzy")
+    edited = _replace_body(module, fn, stmts)
     out = emit(edited).split("\n")
     src = source.split("\n")
-    diff = [k for k, (a, b) in enumerate(zip(src, out)) if a != b]
+    diff = [k for k, (a, b) in enumerate(zip(src, out, strict=False)) if a != b]
     assert len(out) == len(src) and len(diff) == 1
     k = diff[0]
     assert out[k] == src[k].replace(insn.opcode, "xyzzy", 1)
@@ -108,9 +109,9 @@ def test_delete_statement_removes_its_line(path) -> None:  # type: ignore[no-unt
     del stmts[i]
     out = emit(_replace_body(module, fn, stmts)).split("\n")
     assert len(out) == len(src) - 1
-    k = next(k for k, (a, b) in enumerate(zip(src, out + [""])) if a != b)
+    k = next(k for k, (a, b) in enumerate(zip(src, [*out, ""], strict=False)) if a != b)
     assert k in mnemonic_lines
-    assert out == src[:k] + src[k + 1:]
+    assert out == src[:k] + src[k + 1 :]
 
 
 @pytest.mark.parametrize("path", FILES, ids=corpus_id)
@@ -123,9 +124,9 @@ def test_insert_statement_adds_one_canonical_line(path) -> None:  # type: ignore
     out = emit(_replace_body(module, fn, stmts)).split("\n")
     src = source.split("\n")
     assert len(out) == len(src) + 1
-    k = next(k for k, (a, b) in enumerate(zip(src + [""], out)) if a != b)
+    k = next(k for k, (a, b) in enumerate(zip([*src, ""], out, strict=False)) if a != b)
     assert out[k] == "\tmembar.gl;"
-    assert out[:k] + out[k + 1:] == src
+    assert out[:k] + out[k + 1 :] == src
 
 
 def test_nested_block_insert_uses_its_depth() -> None:
@@ -134,6 +135,6 @@ def test_nested_block_insert_uses_its_depth() -> None:
     fn = module.functions[0]
     inner = fn.body.statements[0]
     assert isinstance(inner, Block)
-    new_inner = replace(inner, statements=inner.statements + (Instruction("exit"),))
+    new_inner = replace(inner, statements=(*inner.statements, Instruction("exit")))
     edited = _replace_body(module, fn, [new_inner])
     assert emit(edited) == src.replace("\t\tret;\n", "\t\tret;\n\t\texit;\n")

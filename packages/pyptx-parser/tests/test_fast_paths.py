@@ -15,8 +15,9 @@ from pyptx.parser._parser import Parser
 def _full(value: Any) -> Any:
     """The tree as nested tuples, trivia included (``==`` on nodes ignores trivia)."""
     if isinstance(value, Node):
-        return (type(value).__name__,) + tuple(
-            (f.name, _full(getattr(value, f.name))) for f in fields(value)  # type: ignore[arg-type]
+        return (
+            type(value).__name__,
+            *((f.name, _full(getattr(value, f.name))) for f in fields(value)),  # type: ignore[arg-type]
         )
     if isinstance(value, tuple):
         return tuple(_full(v) for v in value)

@@ -16,7 +16,7 @@ from pyptx.parser import PtxSyntaxError, parse
 
 EXAMPLES = int(os.environ.get("PYPTX_FUZZ_EXAMPLES", "300"))
 SOURCES = [read(p) for p in corpus_files() if p.stat().st_size < 20_000]
-ALPHABET = list("{}[]();,.:@!|%$_-+*/\"\\<>=#\n\t 0123456789abcxyz") + ["/*", "*/", "//", "\0"]
+ALPHABET = [*list('{}[]();,.:@!|%$_-+*/"\\<>=#\n\t 0123456789abcxyz'), "/*", "*/", "//", "\x00"]
 
 
 @st.composite

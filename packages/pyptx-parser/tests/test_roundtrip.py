@@ -40,11 +40,11 @@ def test_round_trip_is_byte_identical(path) -> None:  # type: ignore[no-untyped-
     module = parse(source, str(path))
     out = emit(module)
     if out != source:
-        i = next((k for k, (a, b) in enumerate(zip(out, source)) if a != b), len(out))
+        i = next((k for k, (a, b) in enumerate(zip(out, source, strict=False)) if a != b), len(out))
         line = source.count("\n", 0, i) + 1
         pytest.fail(
             f"round trip differs at {corpus_id(path)}:{line}; reproduce with "
-            f"python -c \"from pyptx.parser import parse_file; from pyptx.emitter import emit; "
+            f'python -c "from pyptx.parser import parse_file; from pyptx.emitter import emit; '
             f"import sys; sys.stdout.write(emit(parse_file('{path}')))\" | diff {path} -"
         )
 

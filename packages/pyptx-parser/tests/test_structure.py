@@ -89,7 +89,8 @@ SOURCE = """\
 	setp.lt.u32 	%p1|%p2, %r1, 32;
 	@!%p1 bra 	$L__BB0_2;
 	ld.global.nc.L2::128B.v4.f32 	{%r2, %r3, _, %r4}, [%rd1+-16];
-	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r5], [%rd2, {%r6, %r7}], [%r1];
+	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes \
+[%r5], [%rd2, {%r6, %r7}], [%r1];
 	and.pred 	%p1, %p1, !%p2;
 	mov.u64 	%rd3, table+8;
 	{
@@ -125,7 +126,11 @@ def test_header() -> None:
     assert m.targets == ("sm_90a", "texmode_independent", "debug")
     assert m.address_size == 64
     f = next(s for s in m.statements if isinstance(s, File))
-    assert (f.index, f.path.text, [e.value for e in f.extras]) == (1, "/src/k.cu", [1700000000, 4096])
+    assert (f.index, f.path.text, [e.value for e in f.extras]) == (
+        1,
+        "/src/k.cu",
+        [1700000000, 4096],
+    )
 
 
 def test_globals() -> None:
@@ -160,7 +165,13 @@ def test_functions_and_params() -> None:
     assert [p.name for p in helper.returns or ()] == ["ret"]
     assert [d.kind for d in helper.directives] == [FunctionDirectiveKind.NORETURN]  # type: ignore[attr-defined]
     p0, p1 = k.params or ()
-    assert p0.qualifiers == (StateSpace.PARAM, PtxType.U64, PtrQualifier(), StateSpace.GLOBAL, Align(16))
+    assert p0.qualifiers == (
+        StateSpace.PARAM,
+        PtxType.U64,
+        PtrQualifier(),
+        StateSpace.GLOBAL,
+        Align(16),
+    )
     assert p1.declarator.dims == (16,) and p1.align == 8
     kinds = [d.kind for d in k.directives]  # type: ignore[attr-defined]
     assert kinds == [
@@ -192,10 +203,14 @@ def test_body() -> None:
     assert bra.predicate is not None and bra.predicate.negated
     assert bra.operands == (LabelRef("$L__BB0_2"),)
     assert ld.modifiers == ("global", "nc", "L2::128B", "v4", "f32")
-    assert ld.operands[0] == VectorOperand((Register("%r2"), Register("%r3"), Sink(), Register("%r4")))
+    assert ld.operands[0] == VectorOperand(
+        (Register("%r2"), Register("%r3"), Sink(), Register("%r4"))
+    )
     assert ld.operands[1] == Address(Register("%rd1"), Immediate("-16"), "+")
     assert cp.opcode == "cp"
-    assert cp.modifiers[4] == "shared::cluster" and cp.modifiers[-1] == "mbarrier::complete_tx::bytes"
+    assert (
+        cp.modifiers[4] == "shared::cluster" and cp.modifiers[-1] == "mbarrier::complete_tx::bytes"
+    )
     tensor = cp.operands[1]
     assert isinstance(tensor, Address) and tensor.extra == (
         VectorOperand((Register("%r6"), Register("%r7"))),
@@ -213,7 +228,12 @@ def test_body() -> None:
     assert bt.labels == (LabelRef("$L__BB0_2"), LabelRef("$L__BB0_2"))
     ct = next(s for s in stmts if isinstance(s, CallTargets))
     assert ct.functions == (Symbol("helper"),)
-    assert [s.name for s in stmts if isinstance(s, Label)] == ["$L__BB0_2", "prototype_0", "$L__tbl", "$L__ct"]
+    assert [s.name for s in stmts if isinstance(s, Label)] == [
+        "$L__BB0_2",
+        "prototype_0",
+        "$L__tbl",
+        "$L__ct",
+    ]
     assert ret.operands == ()
 
 

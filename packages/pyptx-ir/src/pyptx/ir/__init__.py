@@ -13,8 +13,8 @@ from __future__ import annotations
 from . import builder
 from .declarations import (
     Align,
-    DeclQualifier,
     Declarator,
+    DeclQualifier,
     Initializer,
     Linkage,
     Param,

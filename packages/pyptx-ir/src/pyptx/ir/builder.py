@@ -20,7 +20,7 @@ Nodes built here carry no trivia, so they emit in the canonical layout.
 
 from __future__ import annotations
 
-from .declarations import Declarator, Linkage, Param, VariableDecl
+from .declarations import DeclQualifier, Declarator, Linkage, Param, VariableDecl
 from .directives import AddressSize, Target, Version
 from .functions import Block, Function, FunctionKind, Label
 from .instructions import Instruction, Predicate
@@ -67,8 +67,9 @@ def addr(base: Expr, offset: int | None = None) -> Address:
     return Address(base, None if offset is None else Immediate(str(offset)))
 
 
-def inst(mnemonic: str, *operands: Operand, pred: Operand | None = None,
-         negated: bool = False) -> Instruction:
+def inst(
+    mnemonic: str, *operands: Operand, pred: Operand | None = None, negated: bool = False
+) -> Instruction:
     """An instruction from its dotted mnemonic, e.g. ``inst("add.s32", d, a, b)``.
 
     Args:
@@ -82,10 +83,11 @@ def inst(mnemonic: str, *operands: Operand, pred: Operand | None = None,
     return Instruction(opcode, tuple(mods), tuple(operands), guard)
 
 
-def param(ty: PtxType, name: str, *, align: int | None = None,
-          dims: tuple[int | None, ...] = ()) -> Param:
+def param(
+    ty: PtxType, name: str, *, align: int | None = None, dims: tuple[int | None, ...] = ()
+) -> Param:
     """A ``.param`` parameter declaration."""
-    quals: list = [StateSpace.PARAM]
+    quals: list[DeclQualifier] = [StateSpace.PARAM]
     if align is not None:
         from .declarations import Align
 
@@ -104,9 +106,13 @@ class FunctionBuilder:
         linkage: linking directives; ``.visible`` by default.
     """
 
-    def __init__(self, name: str, params: list[Param] | tuple[Param, ...] = (),
-                 kind: FunctionKind = FunctionKind.ENTRY,
-                 linkage: tuple[Linkage, ...] = (Linkage.VISIBLE,)) -> None:
+    def __init__(  # noqa: D107 (documented on the class)
+        self,
+        name: str,
+        params: list[Param] | tuple[Param, ...] = (),
+        kind: FunctionKind = FunctionKind.ENTRY,
+        linkage: tuple[Linkage, ...] = (Linkage.VISIBLE,),
+    ) -> None:
         self.name = name
         self.params = tuple(params)
         self.kind = kind
@@ -119,8 +125,9 @@ class FunctionBuilder:
             VariableDecl((StateSpace.REG, ty), (Declarator(name, range_count=count),))
         )
 
-    def inst(self, mnemonic: str, *operands: Operand, pred: Operand | None = None,
-             negated: bool = False) -> Instruction:
+    def inst(
+        self, mnemonic: str, *operands: Operand, pred: Operand | None = None, negated: bool = False
+    ) -> Instruction:
         """Append an instruction (see :func:`inst`) and return it."""
         node = inst(mnemonic, *operands, pred=pred, negated=negated)
         self.statements.append(node)
@@ -136,12 +143,14 @@ class FunctionBuilder:
 
     def build(self) -> Function:
         """Return the finished :class:`Function`."""
-        return Function(self.kind, self.name, self.params, Block(tuple(self.statements)),
-                        linkage=self.linkage)
+        return Function(
+            self.kind, self.name, self.params, Block(tuple(self.statements)), linkage=self.linkage
+        )
 
 
-def module(target: str, version: tuple[int, int], *statements: Node,
-           address_size: int = 64) -> Module:
+def module(
+    target: str, version: tuple[int, int], *statements: Node, address_size: int = 64
+) -> Module:
     """A module with the standard header followed by ``statements``."""
     header: tuple[Node, ...] = (
         Version(*version),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import ClassVar, Union
+from typing import ClassVar
 
 from .node import Node, Trivia
 from .operands import BraceList, Expr
@@ -77,10 +77,10 @@ class VarAttribute:
     args: tuple[str, ...] = ()
 
 
-DeclQualifier = Union[Linkage, StateSpace, Align, VectorWidth, PtrQualifier, PtxType, VarAttribute]
+DeclQualifier = Linkage | StateSpace | Align | VectorWidth | PtrQualifier | PtxType | VarAttribute
 """One qualifier of a declaration, in source order."""
 
-Initializer = Union[Expr, BraceList]
+Initializer = Expr | BraceList
 """What follows ``=`` in a declaration."""
 
 

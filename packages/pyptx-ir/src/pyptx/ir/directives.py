@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import ClassVar, Union
+from typing import ClassVar
 
 from .declarations import Param
 from .node import Node, Trivia
@@ -111,7 +111,7 @@ class LocInlinedAt(Node):
     trivia: Trivia = _T
 
 
-LocAttribute = Union[LocFunctionName, LocInlinedAt]
+LocAttribute = LocFunctionName | LocInlinedAt
 """An optional attribute of ``.loc``."""
 
 

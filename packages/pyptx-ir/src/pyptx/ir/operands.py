@@ -11,7 +11,6 @@ import enum
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Union
 
 from .node import Node, Trivia
 from .special_registers import SPECIAL_REGISTERS
@@ -315,29 +314,21 @@ class GenericAddress(Node):
     trivia: Trivia = _T
 
 
-Expr = Union[
-    Register,
-    SpecialRegister,
-    Symbol,
-    LabelRef,
-    Immediate,
-    StringLiteral,
-    BinaryExpr,
-    UnaryExpr,
-    ParenExpr,
-    GenericAddress,
-]
+Expr = (
+    Register
+    | SpecialRegister
+    | Symbol
+    | LabelRef
+    | Immediate
+    | StringLiteral
+    | BinaryExpr
+    | UnaryExpr
+    | ParenExpr
+    | GenericAddress
+)
 """A constant expression or an atom (register, symbol, immediate)."""
 
-Operand = Union[
-    Expr,
-    Sink,
-    VectorOperand,
-    Address,
-    ParenList,
-    Negated,
-    PredPair,
-]
+Operand = Expr | Sink | VectorOperand | Address | ParenList | Negated | PredPair
 """Anything that may appear in an instruction's operand list."""
 
 BINARY_OPERATORS: tuple[str, ...] = (

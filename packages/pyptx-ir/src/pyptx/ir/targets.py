@@ -53,7 +53,9 @@ class TargetInfo:
 
 
 # (sm, min PTX for base, for "a", for "f"); None where that flavour does not exist.
-_ROWS: tuple[tuple[int, tuple[int, int] | None, tuple[int, int] | None, tuple[int, int] | None], ...]
+_ROWS: tuple[
+    tuple[int, tuple[int, int] | None, tuple[int, int] | None, tuple[int, int] | None], ...
+]
 _ROWS = (
     (10, (1, 0), None, None),
     (11, (1, 0), None, None),

@@ -53,9 +53,7 @@ class Visitor:
 
     def visit(self, node: Node) -> None:
         """Visit ``node`` (dispatching on its class name)."""
-        method: Callable[[Any], None] | None = getattr(
-            self, "visit_" + type(node).__name__, None
-        )
+        method: Callable[[Any], None] | None = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None:
             method(node)
         else:

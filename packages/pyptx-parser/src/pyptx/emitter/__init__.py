@@ -9,6 +9,8 @@ equal tree and assembles to the same machine code.
 
 from __future__ import annotations
 
+import gc
+
 from pyptx.ir import Node
 
 from ._emit import emit_node, qualifier_tokens
@@ -29,4 +31,13 @@ def emit(node: Node, *, canonical: bool = False) -> str:
     Raises:
         TypeError: ``node`` (or something inside it) is not a PTX IR node.
     """
-    return emit_node(node, canonical)
+    # Emission allocates only short-lived objects; pausing the cyclic collector keeps it from
+    # rescanning large trees that are alive anyway (resumed even on error).
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return emit_node(node, canonical)
+    finally:
+        if paused:
+            gc.enable()

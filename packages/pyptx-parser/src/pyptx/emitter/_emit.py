@@ -180,8 +180,16 @@ class _Emitter:
             return lead
         return t[0]  # type: ignore[no-any-return]
 
-    def seq(self, items: tuple[Node, ...], g: tuple[str, ...] | None, gi: int, sep: str,
-            first_lead: str, lead: str, depth: int) -> int:
+    def seq(
+        self,
+        items: tuple[Node, ...],
+        g: tuple[str, ...] | None,
+        gi: int,
+        sep: str,
+        first_lead: str,
+        lead: str,
+        depth: int,
+    ) -> int:
         """Write ``items`` separated by ``sep``; comma gaps come from ``g[gi:]``."""
         out = self.out
         for i, item in enumerate(items):
@@ -206,8 +214,9 @@ class _Emitter:
     def sink(self, n: Sink, lead: str, depth: int) -> None:
         self.out += (self._lead(n, lead), "_")
 
-    def _braced(self, n: Any, items: tuple[Node, ...], lead: str, depth: int,
-                open_: str, close: str) -> None:
+    def _braced(
+        self, n: Any, items: tuple[Node, ...], lead: str, depth: int, open_: str, close: str
+    ) -> None:
         g = self.gaps(n, 1 + max(len(items) - 1, 0) + 1)
         out = self.out
         out += (g[0] if g else self._lead(n, lead), open_)
@@ -328,8 +337,9 @@ class _Emitter:
         for s in stmts:
             self.node(s, "\n" if isinstance(s, Label) else indent, depth)
 
-    def _qualifiers(self, quals: tuple[DeclQualifier, ...], g: tuple[str, ...] | None,
-                    first: str) -> int:
+    def _qualifiers(
+        self, quals: tuple[DeclQualifier, ...], g: tuple[str, ...] | None, first: str
+    ) -> int:
         toks: list[str] = []
         for q in quals:
             toks += qualifier_tokens(q)
@@ -364,8 +374,14 @@ class _Emitter:
         out += (g[0] if g else self._lead(n, lead), n.name)
         gi = 1
         if n.range_count is not None:
-            out += (g[1] if g else "", "<", g[2] if g else "", str(n.range_count),
-                    g[3] if g else "", ">")
+            out += (
+                g[1] if g else "",
+                "<",
+                g[2] if g else "",
+                str(n.range_count),
+                g[3] if g else "",
+                ">",
+            )
             gi = 4
         for dim in n.dims:
             out += (g[gi] if g else "", "[")
@@ -385,8 +401,16 @@ class _Emitter:
         self._qualifiers(n.qualifiers, g, self._lead(n, lead))
         self.declarator(n.declarator, " ", depth)
 
-    def _param_list(self, params: tuple[Param, ...], g: tuple[str, ...] | None, gi: int,
-                    open_lead: str, item_lead: str, first_lead: str, close_lead: str) -> int:
+    def _param_list(
+        self,
+        params: tuple[Param, ...],
+        g: tuple[str, ...] | None,
+        gi: int,
+        open_lead: str,
+        item_lead: str,
+        first_lead: str,
+        close_lead: str,
+    ) -> int:
         out = self.out
         out += (g[gi] if g else open_lead, "(")
         gi += 1
@@ -471,10 +495,14 @@ class _Emitter:
         g = self.gaps(n, 5)
         first, last = self.ends(n, lead)
         self.out += (
-            g[0] if g else first, ".loc",
-            g[1] if g else " ", str(n.file),
-            g[2] if g else " ", str(n.line),
-            g[3] if g else " ", str(n.column),
+            g[0] if g else first,
+            ".loc",
+            g[1] if g else " ",
+            str(n.file),
+            g[2] if g else " ",
+            str(n.line),
+            g[3] if g else " ",
+            str(n.column),
         )
         for a in n.attributes:
             self.node(a, "", depth)
@@ -488,10 +516,16 @@ class _Emitter:
     def loc_inlined_at(self, n: LocInlinedAt, lead: str, depth: int) -> None:
         g = self.gaps(n, 5)
         self.out += (
-            g[0] if g else "", ",", g[1] if g else " ", "inlined_at",
-            g[2] if g else " ", str(n.file),
-            g[3] if g else " ", str(n.line),
-            g[4] if g else " ", str(n.column),
+            g[0] if g else "",
+            ",",
+            g[1] if g else " ",
+            "inlined_at",
+            g[2] if g else " ",
+            str(n.file),
+            g[3] if g else " ",
+            str(n.line),
+            g[4] if g else " ",
+            str(n.column),
         )
 
     def pragma(self, n: Pragma, lead: str, depth: int) -> None:
@@ -506,17 +540,31 @@ class _Emitter:
         g = self.gaps(n, 6)
         first, last = self.ends(n, lead)
         self.out += (
-            g[0] if g else first, ".alias", g[1] if g else " ", n.alias,
-            g[2] if g else "", ",", g[3] if g else " ", n.aliasee,
-            g[4] if g else "", ";", g[5] if g else last,
+            g[0] if g else first,
+            ".alias",
+            g[1] if g else " ",
+            n.alias,
+            g[2] if g else "",
+            ",",
+            g[3] if g else " ",
+            n.aliasee,
+            g[4] if g else "",
+            ";",
+            g[5] if g else last,
         )
 
     def section(self, n: Section, lead: str, depth: int) -> None:
         g = self.gaps(n, 5)
         first, last = self.ends(n, lead)
         out = self.out
-        out += (g[0] if g else first, ".section", g[1] if g else " ", n.name,
-                g[2] if g else "\n", "{")
+        out += (
+            g[0] if g else first,
+            ".section",
+            g[1] if g else " ",
+            n.name,
+            g[2] if g else "\n",
+            "{",
+        )
         for item in n.items:
             self.node(item, "\n", depth)
         out += (g[3] if g else "\n", "}", g[4] if g else last)
@@ -537,8 +585,7 @@ class _Emitter:
         gi = self.seq(n.values, g, 1, ",", " ", " ", depth)
         self.out.append(g[gi] if g else last)
 
-    def _name_list(self, n: Any, kw: str, items: tuple[Node, ...], lead: str,
-                   depth: int) -> None:
+    def _name_list(self, n: Any, kw: str, items: tuple[Node, ...], lead: str, depth: int) -> None:
         g = self.gaps(n, 1 + max(len(items) - 1, 0) + 2)
         first, last = self.ends(n, lead)
         self.out += (g[0] if g else first, kw)
@@ -552,9 +599,7 @@ class _Emitter:
         self._name_list(n, ".calltargets", n.functions, lead, depth)
 
     def call_prototype(self, n: CallPrototype, lead: str, depth: int) -> None:
-        expected = (
-            1 + self._list_gaps(n.returns) + 1 + self._list_gaps(n.params) + n.noreturn + 2
-        )
+        expected = 1 + self._list_gaps(n.returns) + 1 + self._list_gaps(n.params) + n.noreturn + 2
         g = self.gaps(n, expected)
         first, last = self.ends(n, lead)
         out = self.out

@@ -92,8 +92,12 @@ class ExprParser:
             line_end = len(src)
         line_no = src.count("\n", 0, p) + 1
         raise PtxSyntaxError(
-            message, self.filename, line_no, p - line_start + 1,
-            src[line_start:line_end].rstrip("\r"), length,
+            message,
+            self.filename,
+            line_no,
+            p - line_start + 1,
+            src[line_start:line_end].rstrip("\r"),
+            length,
         )
 
     def describe(self, pos: int | None = None) -> str:
@@ -346,8 +350,9 @@ class ExprParser:
         m = OPERAND_PIECE.match(piece)
         if m is None:
             return None
-        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap,
-         trail) = m.groups()
+        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = (
+            m.groups()
+        )
         node: Operand
         cacheable = True
         if reg is not None:

@@ -37,8 +37,8 @@ from pyptx.ir import (
     Pragma,
     Predicate,
     PtrQualifier,
-    Register,
     PtxType,
+    Register,
     Rewriter,
     Section,
     SectionData,
@@ -49,15 +49,16 @@ from pyptx.ir import (
     Target,
     VarAttribute,
     VariableDecl,
-    Version,
     VectorWidth,
+    Version,
 )
 from pyptx.ir.declarations import DeclQualifier
 
 from ._expressions import ExprParser
 from ._lexer import (
     DIRECTIVE,
-    FAST_INSTRUCTION,
+    FAST_SECTION_DATA,
+    FAST_STATEMENT,
     IDENT,
     LABEL,
     MNEMONIC,
@@ -74,10 +75,24 @@ _QUALIFIERS.update({f".v{n}": VectorWidth(n) for n in (2, 4, 8)})
 _QUALIFIERS[".ptr"] = PtrQualifier()
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
 _FUNCTION_KINDS = {".entry": FunctionKind.ENTRY, ".func": FunctionKind.FUNC}
+_SECTION_TYPES = {t.value: t for t in PtxType}
+_SIMPLE_VALUES = (Immediate, Symbol)
 _DECL_STARTS = frozenset(
     "." + w
-    for w in ("reg", "local", "shared", "param", "const", "global", "tex", "sreg")
-    + tuple(q.value for q in Linkage)
+    for w in (
+        "reg",
+        "local",
+        "shared",
+        "param",
+        "const",
+        "global",
+        "tex",
+        "sreg",
+        "visible",
+        "extern",
+        "weak",
+        "common",
+    )
 )
 
 
@@ -105,6 +120,9 @@ class Parser(ExprParser):
     def __init__(self, text: str, filename: str, fast: bool = True) -> None:
         super().__init__(text, filename, fast)
         self._mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
+        # Whole-line statements by their exact text (lead and trailing included); nodes are
+        # immutable values, so identical lines can share one node.
+        self._statement_cache: dict[str, Node] = {}
         self._top = {
             ".version": self.version,
             ".target": self.target,
@@ -217,9 +235,25 @@ class Parser(ExprParser):
         self.expect("{", "'{' to open the section body")
         items: list[Node] = []
         self.in_section = True
+        fast = FAST_SECTION_DATA.match if self.fast else None
+        cache = self._statement_cache
+        t = self.text
         while True:
+            if fast is not None:
+                m = fast(t, self.pos)
+                if m is not None:
+                    key = m.group()
+                    item = cache.get(key)
+                    if item is None:
+                        item = self.fast_section_data(m.groups())
+                        if item is not None:
+                            cache[key] = item
+                    if item is not None:
+                        self.pos = m.end()
+                        items.append(item)
+                        continue
             g = self.ws()
-            c = self.text[self.pos]
+            c = t[self.pos]
             if c == "}":
                 break
             if self.pos >= self.n:
@@ -232,6 +266,24 @@ class Parser(ExprParser):
         self.pos += 1
         gaps += (g, self.trailing())
         return Section(name, tuple(items), tuple(gaps))
+
+    def fast_section_data(self, groups: tuple[Any, ...]) -> SectionData | None:
+        """Build a one-line data directive of simple values, or return ``None``."""
+        lead, name, segment, comment = groups
+        ty = _SECTION_TYPES.get(name)
+        if ty is None:
+            return None
+        gaps = [lead]
+        values = []
+        for piece in segment.split(","):
+            hit = self.fast_piece(piece)
+            if hit is None or not isinstance(hit[0], _SIMPLE_VALUES):
+                return None
+            values.append(hit[0])
+            gaps.append(hit[1])
+        if comment:
+            gaps[-1] += comment
+        return SectionData(ty, tuple(values), tuple(gaps))
 
     def section_data(self, lead: str) -> SectionData:
         m = DIRECTIVE.match(self.text, self.pos)
@@ -312,8 +364,7 @@ class Parser(ExprParser):
             else:
                 q = _QUALIFIERS.get(word)
                 if q is None:
-                    self.error(f"unknown qualifier {word!r} in a declaration", m.start(),
-                               len(word))
+                    self.error(f"unknown qualifier {word!r} in a declaration", m.start(), len(word))
                 quals.append(q)
             g = self.ws()
             if t[self.pos] != "." or t[self.pos + 1] in "0123456789":
@@ -544,18 +595,113 @@ class Parser(ExprParser):
         self.pos += 1
         self.enter()
         statements: list[Node] = []
+        append = statements.append
         t = self.text
+        fast = FAST_STATEMENT.match if self.fast else None
+        cache = self._statement_cache
         while True:
+            if fast is not None:
+                m = fast(t, self.pos)
+                if m is not None:
+                    key = m.group()
+                    node = cache.get(key)
+                    if node is None:
+                        node = self.fast_statement(m.groups(), key)
+                    if node is not None:
+                        append(node)
+                        self.pos = m.end()
+                        continue
             g = self.ws()
             c = t[self.pos]
             if c == "}":
                 break
             if self.pos >= self.n:
                 self.error("missing '}' to close this '{'", open_pos)
-            statements.append(self.body_statement(g))
+            append(self.body_statement(g))
         self.pos += 1
         self.depth -= 1
         return Block(tuple(statements), (lead, g, self.trailing()))
+
+    def fast_statement(self, groups: tuple[Any, ...], key: str) -> Node | None:
+        """Build the node for a :data:`FAST_STATEMENT` match, or ``None`` to use the rules.
+
+        Produces exactly the tree the general rules produce for the same text. Statements
+        whose meaning does not depend on the surrounding function (no bare identifiers) are
+        remembered under their text ``key``, so a repeated line yields the same node object.
+        """
+        (
+            lead,
+            pg1,
+            bang,
+            pg2,
+            pred_name,
+            mlead,
+            word,
+            segment,
+            label,
+            lgap,
+            lg1,
+            lf,
+            lg2,
+            ll,
+            lg3,
+            lc,
+            trail,
+        ) = groups
+        if word is None:
+            if label is not None:
+                self.labels.add(label)
+                return Label(label, (lead, lgap, trail))
+            loc = Loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
+            self._statement_cache[key] = loc
+            return loc
+        split = self._mnemonics.get(word)
+        if split is None:
+            opcode, *mods = word.split(".")
+            split = (opcode, tuple(mods))
+            self._mnemonics[word] = split
+        opcode = split[0]
+        if opcode == "call":
+            return None
+        predicate = None
+        if pred_name is not None:
+            if bang:
+                predicate = Predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
+            else:
+                predicate = Predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
+            lead = mlead
+        cacheable = pred_name is None or pred_name.startswith("%")
+        if not segment or segment.isspace():
+            insn = Instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+        else:
+            self.opcode = opcode
+            operands = []
+            gaps = [lead]
+            cache = self._piece_cache
+            for piece in segment.split(","):
+                hit = cache.get(piece)
+                if hit is None:
+                    hit = self.fast_piece(piece)
+                    if hit is None:
+                        self.opcode = ""
+                        return None
+                    cacheable = cacheable and piece in cache
+                operands.append(hit[0])
+                gaps.append(hit[1])
+            gaps.append(trail)
+            self.opcode = ""
+            insn = Instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
+        if cacheable:
+            self._statement_cache[key] = insn
+        return insn
+
+    def _pred_atom(self, name: str, lead: str) -> Any:
+        if name.startswith("%"):
+            if name in SPECIAL_REGISTERS:
+                return SpecialRegister(name, (lead,))
+            return Register(name, (lead,))
+        self.opcode = ""
+        return self.bare_name(name, lead)
 
     def body_statement(self, lead: str) -> Node:
         """Parse one statement inside a function body."""
@@ -573,12 +719,6 @@ class Parser(ExprParser):
             self.error(f"unknown directive {word!r} in a function body", length=len(word) or 1)
         if c == "{":
             return self.block(lead)
-        fast = FAST_INSTRUCTION.match(t, self.pos) if self.fast else None
-        if fast is not None:
-            insn = self.fast_instruction(lead, fast.groups())
-            if insn is not None:
-                self.pos = fast.end()
-                return insn
         if c == "@":
             return self.instruction(lead)
         m = LABEL.match(t, self.pos)
@@ -595,52 +735,6 @@ class Parser(ExprParser):
         if self.in_function:
             self.labels.add(name)
         return Label(name, (lead, m.group(2), self.trailing()))
-
-    def fast_instruction(self, lead: str, groups: tuple[Any, ...]) -> Instruction | None:
-        """Build a one-line instruction whose operands are all simple, or return ``None``.
-
-        Produces exactly the tree :meth:`instruction` produces for the same text.
-        """
-        pg1, bang, pg2, pred_name, mlead, word, segment, trail = groups
-        split = self._mnemonics.get(word)
-        if split is None:
-            opcode, *mods = word.split(".")
-            split = (opcode, tuple(mods))
-            self._mnemonics[word] = split
-        if split[0] == "call":
-            return None
-        predicate = None
-        if pred_name is not None:
-            if bang:
-                predicate = Predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
-            else:
-                predicate = Predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
-            lead = mlead
-        self.opcode = split[0]
-        gaps = [lead]
-        if not segment or segment.isspace():
-            gaps += (segment, trail)
-            self.opcode = ""
-            return Instruction(split[0], split[1], (), predicate, tuple(gaps))
-        operands = []
-        for piece in segment.split(","):
-            hit = self.fast_piece(piece)
-            if hit is None:
-                self.opcode = ""
-                return None
-            operands.append(hit[0])
-            gaps.append(hit[1])
-        gaps.append(trail)
-        self.opcode = ""
-        return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
-
-    def _pred_atom(self, name: str, lead: str) -> Any:
-        if name.startswith("%"):
-            if name in SPECIAL_REGISTERS:
-                return SpecialRegister(name, (lead,))
-            return Register(name, (lead,))
-        self.opcode = ""
-        return self.bare_name(name, lead)
 
     def instruction(self, lead: str) -> Instruction:
         t = self.text
@@ -749,7 +843,8 @@ class Parser(ExprParser):
             else:
                 self.error(
                     f"expected function_name or inlined_at in .loc, got {word!r}",
-                    self.pos - len(word), len(word),
+                    self.pos - len(word),
+                    len(word),
                 )
         gaps.append(self.trailing())
         return Loc(nums[0], nums[1], nums[2], tuple(attrs), tuple(gaps))  # type: ignore[arg-type]
@@ -805,4 +900,3 @@ class Parser(ExprParser):
         self.expect(";", "';' after .callprototype")
         gaps.append(self.trailing())
         return CallPrototype(returns, params, noreturn, tuple(gaps))
-

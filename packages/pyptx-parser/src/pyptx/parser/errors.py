@@ -23,8 +23,9 @@ class PtxSyntaxError(SyntaxError):
         length: how many characters the carets cover.
     """
 
-    def __init__(self, message: str, filename: str, line: int, column: int,
-                 source_line: str, length: int = 1) -> None:
+    def __init__(  # noqa: D107 (documented on the class)
+        self, message: str, filename: str, line: int, column: int, source_line: str, length: int = 1
+    ) -> None:
         self.message = message
         self.filename = filename
         self.line = line
@@ -46,5 +47,5 @@ class PtxSyntaxError(SyntaxError):
             f"    {pad}{carets}"
         )
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # noqa: D105
         return self._render()

@@ -1,0 +1,74 @@
+"""Parse and emit throughput of pyptx.parser / pyptx.emitter over a directory of PTX files.
+
+Usage::
+
+    python benchmarks/parse_throughput.py [CORPUS_DIR] [--repeat N] [--min-size BYTES]
+
+Prints MB/s and lines/s for parse and for emit (best of N passes over every ``*.ptx`` file
+below CORPUS_DIR, default tests/corpus), plus the same for the largest file alone. Each pass
+parses every file from scratch (no caches survive between files or passes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+for src in ("packages/pyptx-ir/src", "packages/pyptx-parser/src"):
+    sys.path.insert(0, str(REPO / src))
+
+from pyptx.emitter import emit  # noqa: E402
+from pyptx.parser import parse  # noqa: E402
+
+
+def _best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _report(label: str, texts: list[str], repeat: int) -> None:
+    size = sum(len(t.encode()) for t in texts)
+    lines = sum(t.count("\n") for t in texts)
+    modules = [parse(t) for t in texts]
+    t_parse = _best(lambda: [parse(t) for t in texts], repeat)
+    t_emit = _best(lambda: [emit(m) for m in modules], repeat)
+    assert [emit(m) for m in modules] == texts, "round trip failed"
+    mb = size / 1e6
+    print(
+        f"{label:<28} {len(texts):>4} files {mb:7.2f} MB {lines:>8} lines | "
+        f"parse {mb / t_parse:6.2f} MB/s {lines / t_parse:>9.0f} lines/s | "
+        f"emit {mb / t_emit:6.2f} MB/s {lines / t_emit:>9.0f} lines/s"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; return the exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpus", nargs="?", default=str(REPO / "tests" / "corpus"))
+    ap.add_argument("--repeat", type=int, default=5, help="passes; the best one counts")
+    ap.add_argument("--min-size", type=int, default=0, help="only files at least this big")
+    args = ap.parse_args(argv)
+    paths = sorted(p for p in Path(args.corpus).rglob("*.ptx") if p.stat().st_size >= args.min_size)
+    if not paths:
+        print(f"no .ptx files under {args.corpus}", file=sys.stderr)
+        return 2
+    texts = [p.read_text(encoding="utf-8") for p in paths]
+    print(f"python {platform.python_version()} on {platform.machine()}, {args.repeat} passes")
+    _report("all files", texts, args.repeat)
+    big = max(range(len(paths)), key=lambda i: len(texts[i]))
+    _report(f"largest: {paths[big].name}"[:28], [texts[big]], args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
