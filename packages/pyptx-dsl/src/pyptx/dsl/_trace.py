@@ -1,0 +1,301 @@
+"""The trace context: where ``ptx.*`` calls put their instructions while a kernel is traced.
+
+One :class:`Trace` exists per kernel trace and is reached through a ``ContextVar`` (never a
+module global), so traces are deterministic, re-entrant and thread-safe: the same kernel and
+arguments give the same bytes in any process and in any order of tracing.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pyptx.ir import (
+    Declarator,
+    Instruction,
+    Label,
+    LabelRef,
+    Node,
+    Predicate,
+    PtxType,
+    StateSpace,
+    TypeKind,
+    VariableDecl,
+    walk,
+)
+
+from .errors import PtxDslError, user_location
+
+if TYPE_CHECKING:
+    from .regs import Reg
+
+__all__ = ["Trace", "current", "tracing"]
+
+_CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar(
+    "pyptx_trace", default=None
+)
+
+
+def current() -> Trace:
+    """The trace in progress.
+
+    Raises:
+        PtxDslError: no kernel is being traced (a ``ptx.*`` call outside ``@kernel``).
+    """
+    trace = _CURRENT.get()
+    if trace is None:
+        raise PtxDslError(
+            "this call emits PTX and must run inside a @kernel function while it is traced "
+            "(call Kernel.ptx() to trace it)"
+        )
+    return trace
+
+
+@contextmanager
+def tracing(trace: Trace) -> Iterator[Trace]:
+    """Make ``trace`` the current trace for the duration of the block."""
+    token = _CURRENT.set(trace)
+    try:
+        yield trace
+    finally:
+        _CURRENT.reset(token)
+
+
+# How each logical type is stored: (declared register type, name prefix).
+def _storage(ty: PtxType) -> tuple[PtxType, str]:
+    if ty is PtxType.PRED:
+        return PtxType.PRED, "%p"
+    if ty is PtxType.F32:
+        return PtxType.F32, "%f"
+    if ty is PtxType.F64:
+        return PtxType.F64, "%fd"
+    if ty.kind is TypeKind.OPAQUE:
+        return PtxType.B64, "%rd"
+    bits = ty.bits
+    if bits <= 16:
+        return PtxType.B16, "%rs"
+    if bits <= 32:
+        return PtxType.B32, "%r"
+    if bits <= 64:
+        return PtxType.B64, "%rd"
+    return PtxType.B128, "%rq"
+
+
+STORAGE_ORDER = ("%p", "%rs", "%r", "%rd", "%rq", "%f", "%fd")
+
+
+@dataclass
+class IfRecord:
+    """An ``if_`` (and optional ``else_``) whose branches are flattened at the end."""
+
+    predicate: Reg
+    negate: bool
+    then: list[object]
+    otherwise: list[object] | None = None
+
+
+@dataclass
+class ScopeRecord:
+    """A named ``@intrinsic`` scope, flattened with begin/end comments at the end."""
+
+    name: str
+    body: list[object] = field(default_factory=list)
+
+
+@dataclass
+class Trace:
+    """Everything one kernel trace accumulates.
+
+    Attributes:
+        name: the kernel's PTX name.
+        arch: the ``.target`` architecture.
+        version: the requested ``.version`` or ``None`` for "lowest that works".
+    """
+
+    name: str
+    arch: str
+    version: tuple[int, int] | None = None
+    blocks: list[list[object]] = field(default_factory=lambda: [[]])
+    counts: dict[str, int] = field(default_factory=dict)
+    storage: dict[str, PtxType] = field(default_factory=dict)
+    reg_types: dict[str, PtxType] = field(default_factory=dict)
+    labels_defined: dict[str, tuple[str, int] | None] = field(default_factory=dict)
+    labels_used: dict[str, tuple[str, int] | None] = field(default_factory=dict)
+    label_counts: dict[str, int] = field(default_factory=dict)
+    shared_decls: list[VariableDecl] = field(default_factory=list)
+    shared_bytes: int = 0
+    names: set[str] = field(default_factory=set)
+    instructions: list[Instruction] = field(default_factory=list)
+    cache: dict[object, object] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ registers
+
+    def new_reg(self, ty: PtxType) -> str:
+        """Allocate a fresh register name for logical type ``ty``."""
+        storage, prefix = _storage(ty)
+        n = self.counts.get(prefix, 0)
+        self.counts[prefix] = n + 1
+        self.storage[prefix] = storage
+        name = f"{prefix}{n}"
+        self.reg_types[name] = storage
+        return name
+
+    def reg_decls(self) -> list[VariableDecl]:
+        """The ``.reg .type %prefix<N>;`` declarations for every register allocated."""
+        out = []
+        for prefix in STORAGE_ORDER:
+            if prefix in self.counts:
+                decl = Declarator(prefix, range_count=self.counts[prefix])
+                out.append(VariableDecl((StateSpace.REG, self.storage[prefix]), (decl,)))
+        return out
+
+    def unique_name(self, stem: str) -> str:
+        """A module-unique symbol name starting with ``stem`` (``smem_0``, ``smem_1``, ...)."""
+        i = 0
+        while f"{stem}_{i}" in self.names:
+            i += 1
+        name = f"{stem}_{i}"
+        self.names.add(name)
+        return name
+
+    def claim_name(self, name: str) -> str:
+        """Reserve a user-chosen symbol name.
+
+        Raises:
+            PtxDslError: the name is already used in this kernel.
+        """
+        if name in self.names:
+            raise PtxDslError(f"the name {name!r} is already declared in this kernel")
+        self.names.add(name)
+        return name
+
+    # ------------------------------------------------------------------ labels
+
+    def new_label(self, stem: str) -> str:
+        """A kernel-unique label ``$L__<stem>_<n>`` (numbered per stem, deterministic)."""
+        n = self.label_counts.get(stem, 0)
+        self.label_counts[stem] = n + 1
+        return f"$L__{stem}_{n}"
+
+    def define_label(self, name: str) -> None:
+        """Place label ``name`` here.
+
+        Raises:
+            PtxDslError: the label is already placed in this kernel.
+        """
+        if name in self.labels_defined:
+            where = self.labels_defined[name]
+            at = f" (first placed at {where[0]}:{where[1]})" if where else ""
+            raise PtxDslError(f"label {name!r} is placed twice in this kernel{at}")
+        self.labels_defined[name] = user_location()
+        self.append(Label(name))
+
+    def use_label(self, name: str) -> LabelRef:
+        """A reference to label ``name`` (which must be placed before the trace ends)."""
+        self.labels_used.setdefault(name, user_location())
+        return LabelRef(name)
+
+    # ------------------------------------------------------------------ statements
+
+    def append(self, item: object) -> None:
+        """Add a statement (or a pending control-flow record) at the current position."""
+        self.blocks[-1].append(item)
+
+    def emit(self, insn: Instruction) -> Instruction:
+        """Add an instruction after checking it against the ISA table."""
+        from .validate import check_instruction
+
+        check_instruction(self, insn)
+        self.instructions.append(insn)
+        self.append(insn)
+        return insn
+
+    @contextmanager
+    def nested(self) -> Iterator[list[object]]:
+        """Collect the statements emitted inside the block into a fresh list."""
+        body: list[object] = []
+        self.blocks.append(body)
+        try:
+            yield body
+        finally:
+            self.blocks.pop()
+
+    # ------------------------------------------------------------------ finishing
+
+    def flatten(self, items: list[object], out: list[Node]) -> None:
+        """Lower pending records (if/else, scopes) into plain statements."""
+        from pyptx.ir import Register
+
+        for item in items:
+            if isinstance(item, IfRecord):
+                skip = self.new_label("else" if item.otherwise is not None else "endif")
+                guard = Predicate(Register(item.predicate.name), negated=not item.negate)
+                out.append(Instruction("bra", (), (LabelRef(skip),), guard))
+                self.flatten(item.then, out)
+                if item.otherwise is None:
+                    out.append(Label(skip))
+                else:
+                    end = self.new_label("endif")
+                    out.append(Instruction("bra", ("uni",), (LabelRef(end),)))
+                    out.append(Label(skip))
+                    self.flatten(item.otherwise, out)
+                    out.append(Label(end))
+            elif isinstance(item, ScopeRecord):
+                start = len(out)
+                self.flatten(item.body, out)
+                if len(out) > start:
+                    out[start] = _with_comment(out[start], f"// begin {item.name}", True)
+                    out[-1] = _with_comment(out[-1], f"// end {item.name}", False)
+            else:
+                assert isinstance(item, Node)
+                out.append(item)
+
+    def check_labels(self, statements: list[Node]) -> None:
+        """Every referenced label must be placed.
+
+        Raises:
+            PtxDslError: at the user's line that referenced a label never placed.
+        """
+        placed = {s.name for s in statements if isinstance(s, Label)}
+        for name, where in self.labels_used.items():
+            if name not in placed:
+                raise PtxDslError(
+                    f"branch to label {name!r}, which is never placed in this kernel; "
+                    f"place it with ptx.label({name!r})",
+                    where,
+                )
+        for s in statements:
+            for n in walk(s):
+                if isinstance(n, LabelRef) and n.name not in placed:
+                    raise PtxDslError(f"label {n.name!r} is used but never placed")
+
+
+def _with_comment(node: Node, comment: str, before: bool) -> Node:
+    """Attach a ``//`` comment line before (or at the end of) a statement, as trivia."""
+    from dataclasses import replace
+
+    if isinstance(node, Instruction):
+        n = len(node.operands)
+        gaps = list(node.trivia or ("\n\t", *([""] * max(n - 1, 0)), "", ""))
+        if before and node.predicate is not None:
+            pt = node.predicate.trivia or ("\n\t",) + (("",) if node.predicate.negated else ())
+            pred = replace(node.predicate, trivia=(f"\n\t{comment}{pt[0]}", *pt[1:]))
+            if node.trivia is None:
+                gaps[0] = " "
+            return replace(node, predicate=pred, trivia=tuple(gaps))
+        if before:
+            gaps[0] = f"\n\t{comment}{gaps[0]}"
+        else:
+            gaps[-1] = f"{gaps[-1]}  {comment}"
+        return replace(node, trivia=tuple(gaps))
+    if isinstance(node, Label):
+        gaps = list(node.trivia or ("\n", "", ""))
+        if before:
+            gaps[0] = f"\n\t{comment}{gaps[0]}"
+        else:
+            gaps[-1] = f"{gaps[-1]}  {comment}"
+        return replace(node, trivia=tuple(gaps))
+    return node

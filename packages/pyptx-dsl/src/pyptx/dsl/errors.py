@@ -1,0 +1,57 @@
+"""DSL errors that point at the user's Python line, not at pyptx's own code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+__all__ = ["PtxDslError", "user_location"]
+
+# Every pyptx source root (the dsl package and its siblings): frames inside these are ours.
+_OURS = (str(Path(__file__).resolve().parents[1]),)
+
+
+def _is_ours(filename: str) -> bool:
+    try:
+        path = str(Path(filename).resolve())
+    except (OSError, ValueError):
+        return False
+    return path.startswith(_OURS) and "/tests/" not in path
+
+
+def user_location() -> tuple[str, int] | None:
+    """The file and line of the innermost stack frame outside pyptx, if any."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not _is_ours(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+class PtxDslError(Exception):
+    """A mistake in a traced kernel, reported at the user's own Python line.
+
+    ``str(err)`` is ``"<file>:<line>: <message>"`` where file and line are the innermost
+    caller outside pyptx (the kernel body that made the call).
+
+    Attributes:
+        message: what was expected, what was got, and the fix when it is mechanical.
+        filename: the user's file, or ``None`` when no frame outside pyptx exists.
+        lineno: the user's line, or ``None``.
+    """
+
+    def __init__(self, message: str, location: tuple[str, int] | None = None) -> None:  # noqa: D107
+        loc = location if location is not None else user_location()
+        self.message = message
+        self.filename = loc[0] if loc else None
+        self.lineno = loc[1] if loc else None
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.filename is None:
+            return self.message
+        return f"{self.filename}:{self.lineno}: {self.message}"
+
+    def __str__(self) -> str:  # noqa: D105
+        return self._render()

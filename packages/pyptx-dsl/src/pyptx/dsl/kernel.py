@@ -1,0 +1,497 @@
+"""``@kernel``: trace a Python function into a PTX module."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, overload
+
+from pyptx.ir import (
+    Address,
+    AddressSize,
+    Align,
+    BinaryExpr,
+    Block,
+    Declarator,
+    Function,
+    FunctionDirective,
+    FunctionDirectiveKind,
+    FunctionKind,
+    Immediate,
+    Linkage,
+    Module,
+    Node,
+    Param,
+    PtrQualifier,
+    PtxType,
+    Rewriter,
+    StateSpace,
+    Symbol,
+    Target,
+    VariableDecl,
+    Version,
+    lookup_target,
+)
+
+from ._trace import Trace, tracing
+from .errors import PtxDslError
+from .operands import emit_inst
+from .regs import Reg, _new
+from .tile import Tile
+
+__all__ = ["DYNAMIC_SMEM_THRESHOLD", "Kernel", "TensorArg", "kernel"]
+
+DYNAMIC_SMEM_THRESHOLD = 48 * 1024
+"""Static shared memory above this many bytes switches the kernel to dynamic shared memory."""
+
+DYNAMIC_SMEM_NAME = "dyn_smem"
+
+_ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_103a", "sm_110a", "sm_120a")
+
+
+def _resolve_arch(arch: str) -> str:
+    if arch != "auto":
+        if lookup_target(arch) is None:
+            raise PtxDslError(
+                f"unknown arch {arch!r}; use one of {', '.join(_ARCHES)}, another sm_XX[a|f] "
+                "target, or 'auto'"
+            )
+        return arch
+    env = os.environ.get("PYPTX_ARCH")
+    if env:
+        return _resolve_arch(env)
+    try:
+        from pyptx.runtime import device_arch  # type: ignore[import-not-found]
+    except ImportError:
+        device_arch = None
+    if device_arch is not None:
+        found = device_arch()
+        if found:
+            return str(found)
+    raise PtxDslError(
+        "arch='auto' needs a visible NVIDIA GPU (through pyptx-runtime) to pick the target, "
+        "and none was found; pass arch='sm_90a' (or another target) or set PYPTX_ARCH"
+    )
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A positional kernel argument: a tensor passed as a ``.param``.
+
+    Plain tiles arrive as a ``.u64`` global pointer parameter; TMA tiles (``Layout.TMA_*``)
+    as a 128-byte, 64-byte aligned ``CUtensorMap`` parameter.
+
+    Attributes:
+        symbol: the parameter's PTX name (``<kernel>_param_<i>``).
+        tile: the spec, or ``None`` when the kernel has no specs.
+        shape: the resolved shape (symbolic names where unbound).
+    """
+
+    symbol: str
+    tile: Tile | None
+    shape: tuple[int | str, ...]
+
+    @property
+    def is_tma(self) -> bool:
+        """Whether this argument is a TMA descriptor."""
+        return self.tile is not None and self.tile.layout.is_tma
+
+    def ptr(self) -> Reg:
+        """A ``u64`` register with the tensor's global address.
+
+        Emits ``ld.param.u64`` and ``cvta.to.global.u64`` (two instructions) on first use;
+        later calls return the same register.
+        """
+        from ._trace import current
+
+        trace = current()
+        key = ("ptr", self.symbol)
+        if key not in trace.cache:
+            if self.is_tma:
+                raise PtxDslError(
+                    f"{self.symbol} is a TMA descriptor (layout {self.tile.layout.name}); "  # type: ignore[union-attr]
+                    "use .tma_desc() with ptx.cp.async_.bulk.tensor instead of .ptr()"
+                )
+            raw = _new(PtxType.U64)
+            emit_inst("ld", ("param", "u64"), (raw, Address(Symbol(self.symbol))))
+            ptr = _new(PtxType.U64)
+            emit_inst("cvta", ("to", "global", "u64"), (ptr, raw))
+            trace.cache[key] = ptr
+        return trace.cache[key]  # type: ignore[return-value]
+
+    def tma_desc(self) -> Reg:
+        """A ``u64`` register with the generic address of this TMA descriptor parameter.
+
+        Emits ``mov.u64`` of the parameter and ``cvta.param.u64`` (two instructions) on first
+        use; later calls return the same register.
+        """
+        from ._trace import current
+
+        if not self.is_tma:
+            raise PtxDslError(
+                f"{self.symbol} is not a TMA tile; give its Tile a Layout.TMA_* layout "
+                "(or use Tile.wgmma_a / Tile.wgmma_b)"
+            )
+        trace = current()
+        key = ("tma", self.symbol)
+        if key not in trace.cache:
+            raw = _new(PtxType.U64)
+            emit_inst("mov", ("u64",), (raw, Symbol(self.symbol)))
+            desc = _new(PtxType.U64)
+            emit_inst("cvta", ("param", "u64"), (desc, raw))
+            trace.cache[key] = desc
+        return trace.cache[key]  # type: ignore[return-value]
+
+
+class _ToDynamic(Rewriter):
+    """Rewrites references to static shared allocations as offsets into dynamic smem."""
+
+    def __init__(self, offsets: dict[str, int]) -> None:
+        self.offsets = offsets
+
+    def rewrite_Symbol(self, s: Symbol) -> Node:
+        off = self.offsets.get(s.name)
+        if off is None:
+            return s
+        base = Symbol(DYNAMIC_SMEM_NAME)
+        return BinaryExpr("+", base, Immediate(str(off))) if off else base
+
+
+class Kernel:
+    """A traced PTX kernel; see :func:`kernel`.
+
+    Attributes:
+        fn: the Python function.
+        name: the PTX entry name (the function's name).
+        template_params: keyword-only parameters of ``fn`` with their defaults.
+    """
+
+    def __init__(  # noqa: D107
+        self,
+        fn: Callable[..., Any],
+        *,
+        arch: str = "sm_90a",
+        version: tuple[int, int] | None = None,
+        in_specs: Sequence[Tile] | None = None,
+        out_specs: Sequence[Tile] | None = None,
+        grid: Any = None,
+        block: tuple[int, int, int] = (1, 1, 1),
+        cluster: tuple[int, int, int] = (1, 1, 1),
+        smem: int = 0,
+        raw_params: Sequence[tuple[str, str]] | None = None,
+        extern_smem: bool = False,
+        reqntid: tuple[int, ...] | None = None,
+        raw_directives: Sequence[tuple[str, tuple[int, ...]]] | None = None,
+    ) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.arch = arch
+        self.version = version
+        self.in_specs = tuple(in_specs or ())
+        self.out_specs = tuple(out_specs or ())
+        self.grid = grid
+        self.block = block
+        self.cluster = cluster
+        self.smem = smem
+        self.raw_params = tuple(raw_params or ())
+        self.extern_smem = extern_smem
+        self.reqntid = reqntid
+        self.raw_directives = tuple(raw_directives or ())
+        sig = inspect.signature(fn)
+        self.positional = [
+            p.name
+            for p in sig.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        self.template_params = {
+            p.name: p.default
+            for p in sig.parameters.values()
+            if p.kind is p.KEYWORD_ONLY
+        }
+        specs = self.in_specs + self.out_specs
+        if specs and len(specs) != len(self.positional):
+            raise PtxDslError(
+                f"kernel {self.name} has {len(self.positional)} tensor parameters but "
+                f"{len(specs)} in_specs/out_specs; give one Tile per positional parameter"
+            )
+        self.smem_bytes = 0
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"<pyptx.Kernel {self.name} arch={self.arch}>"
+
+    # ------------------------------------------------------------------ binding
+
+    def _bind(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
+        dims = {d for t in self.in_specs + self.out_specs for d in t.symbolic_dims}
+        template: dict[str, Any] = {}
+        env: dict[str, int] = {}
+        for key, value in kwargs.items():
+            if key in self.template_params:
+                template[key] = value
+            elif key in dims:
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise PtxDslError(f"dimension {key} must be an int, got {value!r}")
+                env[key] = value
+            else:
+                known = sorted(set(self.template_params) | dims)
+                raise PtxDslError(
+                    f"{self.name}() got an unexpected argument {key!r}; template parameters "
+                    f"and symbolic dims are: {', '.join(known) or 'none'}"
+                )
+        for key, default in self.template_params.items():
+            if key not in template:
+                if default is inspect.Parameter.empty:
+                    raise PtxDslError(f"{self.name} needs the template parameter {key}=...")
+                template[key] = default
+        return template, env
+
+    def _params(self, env: dict[str, int]) -> tuple[list[Param], list[TensorArg]]:
+        specs = self.in_specs + self.out_specs
+        params: list[Param] = []
+        args: list[TensorArg] = []
+        for i, _ in enumerate(self.positional):
+            symbol = f"{self.name}_param_{i}"
+            tile = specs[i] if specs else None
+            shape: tuple[int | str, ...] = ()
+            if tile is not None:
+                shape = tuple(env.get(d, d) if isinstance(d, str) else d for d in tile.dims)
+            arg = TensorArg(symbol, tile, shape)
+            if arg.is_tma:
+                quals: tuple[Any, ...] = (StateSpace.PARAM, Align(64), PtxType.B8)
+                params.append(Param(quals, Declarator(symbol, (128,))))
+            else:
+                quals = (StateSpace.PARAM, PtxType.U64, PtrQualifier(), StateSpace.GLOBAL, Align(16))
+                params.append(Param(quals, Declarator(symbol)))
+            args.append(arg)
+        for ty, pname in self.raw_params:
+            t = PtxType.from_name(ty)
+            if t is None:
+                raise PtxDslError(f"raw_params: unknown PTX type {ty!r} for {pname!r}")
+            params.append(Param((StateSpace.PARAM, t), Declarator(pname)))
+        return params, args
+
+    # ------------------------------------------------------------------ tracing
+
+    def module(self, **kwargs: Any) -> Module:
+        """Trace the kernel and return its IR module.
+
+        Args:
+            **kwargs: template parameters and symbolic dimension values.
+
+        Raises:
+            PtxDslError: a mistake in the kernel, reported at the user's line.
+        """
+        from .validate import lowest_version
+
+        arch = _resolve_arch(self.arch)
+        template, env = self._bind(kwargs)
+        params, args = self._params(env)
+        trace = Trace(self.name, arch, self.version)
+        trace.names.update(p.name for p in params)
+        with tracing(trace):
+            self.fn(*args, **template)
+        if len(trace.blocks) != 1:
+            raise PtxDslError(f"kernel {self.name}: a ptx block was left open")
+        body: list[Node] = []
+        trace.flatten(trace.blocks[0], body)
+        trace.check_labels(body)
+        top: list[Node] = []
+        shared = list(trace.shared_decls)
+        total = trace.shared_bytes + self.smem
+        dynamic = self.extern_smem or total > DYNAMIC_SMEM_THRESHOLD
+        if dynamic:
+            offsets: dict[str, int] = {}
+            offset = 0
+            for decl in shared:
+                align = decl.align or 16
+                offset = (offset + align - 1) // align * align
+                offsets[decl.declarators[0].name] = offset
+                offset += _decl_bytes(decl)
+            rewriter = _ToDynamic(offsets)
+            body = [rewriter.rewrite(s) for s in body]
+            shared = []
+            top.append(
+                VariableDecl(
+                    (Linkage.EXTERN, StateSpace.SHARED, Align(128), PtxType.B8),
+                    (Declarator(DYNAMIC_SMEM_NAME, (None,)),),
+                )
+            )
+            self.smem_bytes = max(offset, self.smem)
+        else:
+            self.smem_bytes = total
+        directives = self._directives()
+        statements: list[Node] = [*trace.reg_decls(), *shared, *body]
+        if not body or not _ends_with_exit(body):
+            from pyptx.ir import Instruction
+
+            statements.append(Instruction("ret"))
+        fn = Function(
+            FunctionKind.ENTRY,
+            self.name,
+            tuple(params),
+            Block(tuple(statements)),
+            linkage=(Linkage.VISIBLE,),
+            directives=tuple(directives),
+        )
+        version = self.version or lowest_version(trace)
+        header: list[Node] = [Version(*version), Target((arch,)), AddressSize(64)]
+        return Module(tuple(header + top + [fn]))
+
+    def _directives(self) -> list[Node]:
+        out: list[Node] = []
+        if self.reqntid is not None:
+            vals = tuple(Immediate(str(v)) for v in self.reqntid)
+            out.append(FunctionDirective(FunctionDirectiveKind.REQNTID, vals))
+        if self.cluster != (1, 1, 1):
+            vals = tuple(Immediate(str(v)) for v in self.cluster)
+            out.append(FunctionDirective(FunctionDirectiveKind.REQNCTAPERCLUSTER, vals))
+        kinds = {k.value: k for k in FunctionDirectiveKind}
+        for name, values in self.raw_directives:
+            kind = kinds.get(name.lstrip("."))
+            if kind is None:
+                raise PtxDslError(
+                    f"raw_directives: unknown directive {name!r}; known: {', '.join(sorted(kinds))}"
+                )
+            out.append(FunctionDirective(kind, tuple(Immediate(str(v)) for v in values)))
+        return out
+
+    def ptx(self, **kwargs: Any) -> str:
+        """Trace the kernel and return its PTX text (byte-identical across runs)."""
+        from pyptx.emitter import emit
+
+        return emit(self.module(**kwargs))
+
+    def sass(self, **kwargs: Any) -> str:
+        """Assemble with ptxas and disassemble with cuobjdump/nvdisasm; return the SASS.
+
+        Raises:
+            PtxDslError: ptxas or a disassembler is not installed, or ptxas rejects the PTX.
+        """
+        ptxas = find_tool("ptxas")
+        disasm = find_tool("cuobjdump") or find_tool("nvdisasm")
+        if ptxas is None or disasm is None:
+            raise PtxDslError(
+                "Kernel.sass() needs ptxas and cuobjdump (or nvdisasm); install the CUDA "
+                "toolkit or `pip install nvidia-cuda-nvcc`"
+            )
+        module = self.module(**kwargs)
+        from pyptx.emitter import emit
+
+        arch = module.targets[0]
+        with tempfile.TemporaryDirectory() as d:
+            src, cubin = Path(d) / "k.ptx", Path(d) / "k.cubin"
+            src.write_text(emit(module))
+            r = subprocess.run([ptxas, f"-arch={arch}", "-o", str(cubin), str(src)],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise PtxDslError(f"ptxas rejected {self.name}: {r.stderr.strip()}")
+            cmd = [disasm, "-sass", str(cubin)] if "cuobjdump" in disasm else [disasm, str(cubin)]
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            return out.stdout
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Launch the kernel through pyptx-runtime.
+
+        Raises:
+            PtxDslError: pyptx-runtime is not installed.
+        """
+        try:
+            from pyptx.runtime import launch  # type: ignore[import-not-found]
+        except ImportError:
+            raise PtxDslError(
+                f"calling {self.name}(...) launches it on a GPU, which needs pyptx-runtime "
+                "(pip install pyptx-runtime); use .ptx() to get the PTX text"
+            ) from None
+        return launch(self, *args, **kwargs)
+
+
+def _ends_with_exit(body: list[Node]) -> bool:
+    from pyptx.ir import Instruction
+
+    last = body[-1]
+    return isinstance(last, Instruction) and last.opcode in ("ret", "exit") and last.predicate is None
+
+
+def _decl_bytes(decl: VariableDecl) -> int:
+    ty = decl.type or PtxType.B8
+    n = 1
+    for d in decl.declarators[0].dims:
+        n *= d or 0
+    return max(ty.bits // 8, 1) * n
+
+
+def find_tool(name: str) -> str | None:
+    """Find a CUDA tool: the nvidia-cuda-nvcc wheel's copy first, then PATH, then CUDA_HOME."""
+    try:
+        import nvidia  # type: ignore[import-not-found]
+
+        for base in getattr(nvidia, "__path__", []):
+            for sub in ("cu13", "cuda_nvcc"):
+                p = Path(base) / sub / "bin" / name
+                if p.exists():
+                    return str(p)
+    except ImportError:
+        pass
+    found = shutil.which(name)
+    if found:
+        return found
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    p = Path(home) / "bin" / name
+    return str(p) if p.exists() else None
+
+
+@overload
+def kernel(fn: Callable[..., Any], /) -> Kernel: ...
+
+
+@overload
+def kernel(
+    fn: None = None,
+    /,
+    *,
+    arch: str = "sm_90a",
+    version: tuple[int, int] | None = None,
+    in_specs: Sequence[Tile] | None = None,
+    out_specs: Sequence[Tile] | None = None,
+    grid: Any = None,
+    block: tuple[int, int, int] = (1, 1, 1),
+    cluster: tuple[int, int, int] = (1, 1, 1),
+    smem: int = 0,
+    raw_params: Sequence[tuple[str, str]] | None = None,
+    extern_smem: bool = False,
+    reqntid: tuple[int, ...] | None = None,
+    raw_directives: Sequence[tuple[str, tuple[int, ...]]] | None = None,
+) -> Callable[[Callable[..., Any]], Kernel]: ...
+
+
+def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """Define a PTX kernel; usable as ``@kernel`` or ``@kernel(arch=..., ...)``.
+
+    Positional parameters of the function are tensors (one :class:`Tile` each in
+    ``in_specs + out_specs``), passed to the body as :class:`TensorArg`; keyword-only
+    parameters are compile-time template parameters bound by ``Kernel.ptx(**kwargs)``.
+
+    Args:
+        fn: the function (when used without parentheses).
+        **options: ``arch`` ("sm_80", "sm_90a", "sm_100a", "sm_120a", ... or "auto"),
+            ``version`` (default: the lowest PTX version the target and the instructions
+            need), ``in_specs``, ``out_specs``, ``grid`` (tuple or callable over symbolic
+            dims, for launches), ``block``, ``cluster`` (emits ``.reqnctapercluster``),
+            ``smem`` (extra dynamic shared bytes), ``raw_params`` ((type, name) pairs),
+            ``extern_smem``, ``reqntid``, ``raw_directives`` ((name, values) pairs).
+
+    Returns:
+        A :class:`Kernel`, or a decorator making one.
+    """
+    if fn is not None:
+        return Kernel(fn, **options)
+    return functools.partial(Kernel, **options)
+

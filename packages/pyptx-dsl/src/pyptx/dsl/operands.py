@@ -1,0 +1,179 @@
+"""Turning Python values into PTX operands, and emitting one instruction from them."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pyptx.ir import (
+    Address,
+    Expr,
+    Immediate,
+    Instruction,
+    LabelRef,
+    Negated,
+    Node,
+    Operand,
+    Predicate,
+    PtxType,
+    Register,
+    Sink,
+    Symbol,
+    TypeKind,
+    VectorOperand,
+)
+
+from ._trace import current
+from .errors import PtxDslError
+
+__all__ = ["Addr", "NotPred", "addr", "emit_inst", "float_immediate", "to_operand"]
+
+
+@dataclass(frozen=True)
+class NotPred:
+    """A negated predicate, written ``~p`` (``@!p`` as a guard, ``!p`` as an operand)."""
+
+    reg: object
+
+    def __invert__(self) -> object:
+        return self.reg
+
+
+@dataclass(frozen=True)
+class Addr:
+    """A memory address operand ``[base+offset]`` built by :func:`addr`."""
+
+    node: Address
+
+
+def float_immediate(value: float, ty: PtxType | None) -> Immediate:
+    """Spell a Python float as PTX hex bits: ``0f`` for f32 (and narrower), ``0d`` for f64."""
+    if ty is not None and ty.kind is TypeKind.FLOAT and ty.bits <= 32:
+        return Immediate("0f" + struct.pack(">f", value).hex().upper())
+    return Immediate("0d" + struct.pack(">d", value).hex().upper())
+
+
+def _base(value: object) -> Expr:
+    from .regs import Reg
+
+    if isinstance(value, Reg):
+        return Register(value.name)
+    name = getattr(value, "symbol", None)
+    if isinstance(name, str):
+        return Symbol(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Immediate(str(value))
+    if isinstance(value, (Register, Symbol, Immediate)):
+        return value
+    raise PtxDslError(
+        f"an address base must be a register, a shared/param symbol or an integer, "
+        f"got {type(value).__name__}"
+    )
+
+
+def addr(base: object, offset: int = 0) -> Addr:
+    """The address ``[base+offset]`` for ld/st/cp.async and friends.
+
+    Args:
+        base: a register (``Reg``), a shared allocation / parameter with a ``symbol``, or an int.
+        offset: a constant byte offset (may be negative).
+    """
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise PtxDslError(
+            f"an address offset must be an int (a register offset needs an add first), "
+            f"got {type(offset).__name__}"
+        )
+    node = Address(_base(base), Immediate(str(offset)) if offset else None)
+    return Addr(node)
+
+
+def to_operand(value: object, ty: PtxType | None = None) -> Operand:
+    """Convert a Python value to an IR operand.
+
+    Args:
+        value: a register, ``~pred``, int, float, address, vector (tuple/list), label, ``None``
+            (the sink ``_``), or an IR operand node.
+        ty: the instruction type, used to spell float immediates.
+
+    Raises:
+        PtxDslError: the value cannot be an operand; the message says what can.
+    """
+    from .regs import Reg, SpecialReg
+
+    if isinstance(value, Reg):
+        return Register(value.name)
+    if isinstance(value, SpecialReg):
+        return value.node
+    if isinstance(value, bool):
+        raise PtxDslError("a bool is not a PTX operand; use 1/0 or a predicate register")
+    if isinstance(value, int):
+        return Immediate(str(value))
+    if isinstance(value, float):
+        return float_immediate(value, ty)
+    if isinstance(value, Addr):
+        return value.node
+    if isinstance(value, NotPred):
+        return Negated(to_operand(value.reg))
+    if isinstance(value, (tuple, list)):
+        return VectorOperand(tuple(to_operand(v, ty) for v in value))
+    if value is None:
+        return Sink()
+    if isinstance(value, Node):
+        return value  # type: ignore[return-value]
+    sym = getattr(value, "symbol", None)
+    if isinstance(sym, str):
+        return Symbol(sym)
+    if isinstance(value, str):
+        raise PtxDslError(
+            f"the string {value!r} is not an operand; pass a register, a number, "
+            "ptx.addr(...), a label from ptx.label()/ptx.new_label(), or use ptx.raw(...)"
+        )
+    raise PtxDslError(f"a {type(value).__name__} is not a PTX operand")
+
+
+def _guard(pred: object) -> Predicate | None:
+    from .regs import Reg
+
+    if pred is None:
+        return None
+    if isinstance(pred, NotPred) and isinstance(pred.reg, Reg):
+        return Predicate(Register(pred.reg.name), negated=True)
+    if isinstance(pred, Reg):
+        if pred.type is not PtxType.PRED:
+            raise PtxDslError(
+                f"a guard must be a predicate register, got {pred.name} of type {pred.type.ptx}"
+            )
+        return Predicate(Register(pred.name))
+    raise PtxDslError(f"pred= takes a predicate register or ~register, got {type(pred).__name__}")
+
+
+def last_type(modifiers: Sequence[str]) -> PtxType | None:
+    """The last modifier that names a PTX type (the instruction type), if any."""
+    for m in reversed(modifiers):
+        t = PtxType.from_name(m)
+        if t is not None:
+            return t
+    return None
+
+
+def emit_inst(
+    opcode: str,
+    modifiers: Sequence[str],
+    operands: Sequence[object],
+    pred: object = None,
+) -> Instruction:
+    """Emit one instruction into the current trace and return it.
+
+    Args:
+        opcode: the first component of the mnemonic (``"ld"``).
+        modifiers: the rest, without dots (``("global", "u32")``).
+        operands: Python values converted with :func:`to_operand`.
+        pred: an optional guard (a predicate register or ``~register``).
+    """
+    ty = last_type(modifiers)
+    ops = tuple(
+        LabelRef(o.name) if isinstance(o, LabelRef) else to_operand(o, ty) for o in operands
+    )
+    insn = Instruction(opcode, tuple(modifiers), ops, _guard(pred))
+    return current().emit(insn)

@@ -1,0 +1,40 @@
+"""``ptx.raw(text)``: splice hand-written PTX statements, parsed (never passed through)."""
+
+from __future__ import annotations
+
+from pyptx.ir import Instruction, Label
+from pyptx.parser import PtxSyntaxError, parse
+
+from ._trace import current
+from .errors import PtxDslError
+
+__all__ = ["raw"]
+
+
+def raw(text: str) -> None:
+    """Parse ``text`` as function-body PTX and add its statements to the kernel.
+
+    The text skips the ISA table but not the parser: malformed PTX raises at the caller's
+    line with the parser's message. Labels it places count as placed for ``ptx.bra``.
+
+    Raises:
+        PtxDslError: the text is not well-formed PTX statements.
+    """
+    if not isinstance(text, str):
+        raise PtxDslError(f"ptx.raw takes PTX text as str, got {type(text).__name__}")
+    trace = current()
+    wrapped = f".version 9.0\n.target {trace.arch}\n.entry __raw__()\n{{\n{text}\n}}\n"
+    try:
+        module = parse(wrapped, "<ptx.raw>")
+    except PtxSyntaxError as e:
+        raise PtxDslError(
+            f"ptx.raw: {e.message} (line {e.line - 4} of the raw text: {e.source_line.strip()!r})"
+        ) from None
+    for stmt in module.functions[0].statements:
+        stmt = stmt.without_trivia()
+        if isinstance(stmt, Label):
+            trace.define_label(stmt.name)
+            continue
+        if isinstance(stmt, Instruction):
+            trace.instructions.append(stmt)
+        trace.append(stmt)

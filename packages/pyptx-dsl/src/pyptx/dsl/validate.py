@@ -1,0 +1,53 @@
+"""Checking traced instructions against the ISA table before ptxas sees them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyptx.ir import Instruction, lookup_target
+
+from .errors import PtxDslError
+
+if TYPE_CHECKING:
+    from ._trace import Trace
+
+__all__ = ["LATEST_PTX", "check_instruction", "lowest_version"]
+
+LATEST_PTX = (9, 0)
+"""The PTX version assumed while tracing when the kernel does not pin one (``version=None``);
+the emitted ``.version`` is then lowered to the least every instruction and the target need."""
+
+
+def check_instruction(trace: Trace, insn: Instruction) -> None:
+    """Raise at the user's line if ``insn`` breaks the ISA table for this kernel's target.
+
+    Raises:
+        PtxDslError: the first diagnostic, in "expected ..., got ..., fix" form.
+    """
+    try:
+        from pyptx.ir import isa
+    except ImportError:  # TEMPORARY until pyptx.ir.isa lands
+        return
+    if not hasattr(isa, "check"):  # TEMPORARY
+        return
+    version = trace.version or LATEST_PTX
+    diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
+    if diags:
+        raise PtxDslError(f"{insn.mnemonic}: {diags[0].message}")
+
+
+def lowest_version(trace: Trace) -> tuple[int, int]:
+    """The least PTX version that the target and every traced instruction accept."""
+    info = lookup_target(trace.arch)
+    try:
+        from pyptx.ir import isa
+    except ImportError:  # TEMPORARY until pyptx.ir.isa lands
+        return info.min_ptx if info is not None else (7, 0)
+    if not hasattr(isa, "requirements"):  # TEMPORARY
+        return info.min_ptx if info is not None else (7, 0)
+    best = info.min_ptx if info is not None else (7, 0)
+    for insn in trace.instructions:
+        req = isa.requirements(insn)
+        if req is not None and req.min_ptx > best:
+            best = req.min_ptx
+    return best

@@ -1,0 +1,92 @@
+"""The PTX instruction namespace: ``from pyptx import ptx``.
+
+Every function here emits exactly one PTX instruction, except the helpers listed in
+:data:`MULTI_INSTRUCTION_HELPERS`, which say exactly what they emit.
+
+* ``ptx.inst.<opcode>.<modifiers>(...)`` reaches any instruction of the ISA (see
+  :mod:`pyptx.dsl.generic` for the spelling rules); typed wrappers per family live in the
+  submodules and are re-exported here (``ptx.ld``, ``ptx.mma``, ``ptx.wgmma``, ...).
+* ``ptx.raw(text)`` splices hand-written PTX (parsed, so malformed text is an error).
+* ``ptx.if_`` / ``ptx.else_`` / ``ptx.loop`` / ``ptx.range_`` / ``ptx.label`` / ``ptx.bra``:
+  device control flow with kernel-unique labels.
+* ``ptx.special.<name>()``: special-register operands (``ptx.special.tid.x()``).
+* ``ptx.addr(base, offset)``: an address operand.
+"""
+
+from __future__ import annotations
+
+from ..dsl.control import bra, else_, if_, label, loop, new_label, range_
+from ..dsl.generic import inst
+from ..dsl.operands import addr, emit_inst
+from ..dsl.raw import raw
+from ..dsl.special import special
+from . import (
+    _arith,
+    _atomic,
+    _bulk,
+    _cluster,
+    _compare,
+    _convert,
+    _cp_async,
+    _logic,
+    _matrix,
+    _mbarrier,
+    _memory,
+    _mma,
+    _sync,
+    _tcgen05,
+    _warp,
+    _wgmma,
+)
+from ._helpers import CORE_HELPERS
+
+_FAMILIES = (
+    _arith, _convert, _compare, _logic, _memory, _warp, _atomic, _sync, _cp_async, _bulk,
+    _mbarrier, _cluster, _mma, _matrix, _wgmma, _tcgen05,
+)  # fmt: skip
+
+
+def ret(*, pred: object = None) -> None:
+    """``[@pred] ret;`` (one instruction)."""
+    emit_inst("ret", (), (), pred)
+
+
+def exit(*, pred: object = None) -> None:  # noqa: A001 - the PTX instruction's name
+    """``[@pred] exit;`` (one instruction)."""
+    emit_inst("exit", (), (), pred)
+
+
+__all__ = [
+    "MULTI_INSTRUCTION_HELPERS",
+    "addr",
+    "bra",
+    "else_",
+    "exit",
+    "if_",
+    "inst",
+    "label",
+    "loop",
+    "new_label",
+    "range_",
+    "raw",
+    "ret",
+    "special",
+]
+
+
+def _export_families() -> None:
+    namespace = globals()
+    for family in _FAMILIES:
+        for name in family.__all__:
+            namespace[name] = getattr(family, name)
+            __all__.append(name)
+
+
+_export_families()
+
+MULTI_INSTRUCTION_HELPERS: dict[str, str] = dict(CORE_HELPERS)
+"""Every ``ptx.*``/``reg``/``smem`` helper that emits more than one instruction, with exactly
+what it emits. Every other ``ptx.*`` call emits exactly one instruction."""
+for _family in _FAMILIES:
+    MULTI_INSTRUCTION_HELPERS.update(getattr(_family, "MULTI_INSTRUCTION", {}))
+del _family

@@ -1,0 +1,340 @@
+"""The DSL core: @kernel, registers, control flow, shared memory, raw PTX, the generic builder."""
+
+from __future__ import annotations
+
+import pytest
+from dsl_testing import body
+
+from pyptx import Layout, PtxDslError, Tile, intrinsic, kernel, ptx, reg, smem
+from pyptx.dsl.generic import ptx_name, python_name
+from pyptx.emitter import emit
+from pyptx.parser import parse
+from pyptx.types import bf16, f32, pred, u32, u64
+
+
+def test_kernel_without_arguments_and_default_arch(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel
+    def k() -> None:
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        ptx.inst.add.u32(tid, tid, 1)
+
+    text = k.ptx()
+    assert ".target sm_90a" in text and ".visible .entry k()" in text
+    assert body(text) == ["mov.u32 %r0, %tid.x;", "add.u32 %r0, %r0, 1;", "ret;"]
+    assemble(text)
+
+
+def test_reference_quickstart_kernel(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_90a")
+    def tiny() -> None:
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        value = tid + 1
+        ptx.inst.mov.u32(tid, value)
+        ptx.ret()
+
+    assert body(tiny.ptx()) == [
+        "mov.u32 %r0, %tid.x;",
+        "add.u32 %r1, %r0, 1;",
+        "mov.u32 %r0, %r1;",
+        "ret;",
+    ]
+    assemble(tiny.ptx())
+
+
+def test_params_templates_and_dims(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(in_specs=(Tile("N", f32),), out_specs=(Tile("N", f32),), arch="sm_80")
+    def scale(x, y, *, factor=2.0):  # type: ignore[no-untyped-def]
+        assert x.shape == (256,)
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        off = reg.scalar(u64)
+        ptx.inst.mul.wide.u32(off, tid, 4)
+        src = x.ptr() + off
+        dst = y.ptr() + off
+        v = reg.scalar(f32)
+        ptx.inst.ld.global_.f32(v, ptx.addr(src))
+        ptx.inst.mul.f32(v, v, factor)
+        ptx.inst.st.global_.f32(ptx.addr(dst), v)
+
+    text = scale.ptx(N=256, factor=3.0)
+    assert ".param .u64 .ptr .global .align 16 scale_param_0," in text
+    assert "mul.f32 %f0, %f0, 0f40400000;" in body(text)
+    assert "ld.param.u64 %rd1, [scale_param_0];" in body(text)
+    assemble(text)
+    with pytest.raises(PtxDslError, match="unexpected argument 'M'"):
+        scale.ptx(M=3)
+
+
+def test_tma_tile_becomes_a_descriptor_param(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(in_specs=(Tile.wgmma_a(64, 64, bf16),), arch="sm_90a")
+    def k(a):  # type: ignore[no-untyped-def]
+        assert a.tile.layout is Layout.TMA_128B
+        a.tma_desc()
+
+    text = k.ptx()
+    assert ".param .align 64 .b8 k_param_0[128]" in text
+    assert body(text)[:2] == ["mov.u64 %rd0, k_param_0;", "cvta.param.u64 %rd1, %rd0;"]
+    assemble(text)
+
+
+def test_register_has_no_truth_value() -> None:
+    @kernel
+    def k() -> None:
+        r = reg.scalar(u32)
+        if r == 0:
+            pass
+
+    with pytest.raises(PtxDslError, match=r"no Python truth value.*ptx\.if_"):
+        k.ptx()
+
+
+def test_operator_sugar_emits_one_instruction_each(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80")
+    def k() -> None:
+        a = reg.from_(ptx.special.tid.x(), u32)
+        b = a * 4 + 1
+        c = (b << 2) & 0xFF
+        p = c >= 16
+        q = p & (a != 3)
+        with ptx.if_(~q):
+            ptx.inst.add.u32(a, a, c)
+
+    lines = body(k.ptx())
+    assert lines[:8] == [
+        "mov.u32 %r0, %tid.x;",
+        "mul.lo.u32 %r1, %r0, 4;",
+        "add.u32 %r2, %r1, 1;",
+        "shl.b32 %r3, %r2, 2;",
+        "and.b32 %r4, %r3, 255;",
+        "setp.ge.u32 %p0, %r4, 16;",
+        "setp.ne.u32 %p1, %r0, 3;",
+        "and.pred %p2, %p0, %p1;",
+    ]
+    assert lines[8] == "@%p2 bra $L__endif_0;"
+    assemble(k.ptx())
+
+
+def test_nested_if_else_and_unique_labels(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80")
+    def k() -> None:
+        t = reg.from_(ptx.special.tid.x(), u32)
+        with ptx.if_(t < 16):
+            with ptx.if_(t < 8):
+                ptx.inst.add.u32(t, t, 1)
+            with ptx.else_():
+                ptx.inst.add.u32(t, t, 2)
+        with ptx.else_():
+            ptx.inst.add.u32(t, t, 3)
+
+    lines = body(k.ptx())
+    labels = [ln for ln in lines if ln.endswith(":")]
+    assert len(labels) == len(set(labels)) == 4
+    assemble(k.ptx())
+
+
+def test_else_without_if_is_an_error() -> None:
+    @kernel
+    def k() -> None:
+        with ptx.else_():
+            pass
+
+    with pytest.raises(PtxDslError, match="must directly follow"):
+        k.ptx()
+
+
+def test_range_is_a_device_loop_not_unrolled(assemble) -> None:  # type: ignore[no-untyped-def]
+    def make(n: int):  # type: ignore[no-untyped-def]
+        @kernel(arch="sm_80")
+        def k() -> None:
+            acc = reg.scalar(u32, 0)
+            for i in ptx.range_(0, n, 1):
+                ptx.inst.add.u32(acc, acc, i)
+
+        return k
+
+    small, large = body(make(4).ptx()), body(make(4096).ptx())
+    assert len(small) == len(large)
+    assert "setp.lt.u32 %p0, %r1, 4096;" in large
+    assemble(make(4096).ptx())
+
+
+def test_range_with_register_bounds_is_guarded(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80")
+    def k() -> None:
+        n = reg.from_(ptx.special.ntid.x(), u32)
+        for _ in ptx.range_(0, n, 2):
+            pass
+
+    lines = body(k.ptx())
+    assert lines[2:4] == ["setp.ge.u32 %p0, %r1, %r0;", "@%p0 bra $L__range_end_0;"]
+    assert lines[-2] == "$L__range_end_0:"
+    assemble(k.ptx())
+
+
+def test_labels_loop_and_branch(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80")
+    def k() -> None:
+        i = reg.scalar(u32, 0)
+        with ptx.loop() as top:
+            ptx.inst.add.u32(i, i, 1)
+            p = i < 10
+            ptx.bra(top, pred=p)
+
+    assert body(k.ptx())[1] == "$L__loop_0:"
+    assemble(k.ptx())
+
+
+def test_unknown_and_duplicate_labels() -> None:
+    @kernel
+    def missing() -> None:
+        ptx.bra("nowhere")
+
+    with pytest.raises(PtxDslError, match="never placed") as info:
+        missing.ptx()
+    assert "test_core.py" in str(info.value)
+
+    @kernel
+    def twice() -> None:
+        ptx.label("here")
+        ptx.label("here")
+
+    with pytest.raises(PtxDslError, match="placed twice"):
+        twice.ptx()
+
+
+def test_shared_memory_static_and_automatic_dynamic(assemble) -> None:  # type: ignore[no-untyped-def]
+    def make(elems: int):  # type: ignore[no-untyped-def]
+        @kernel(arch="sm_80")
+        def k() -> None:
+            buf = smem.alloc(f32, (2, elems))
+            bars = smem.mbarrier(2)
+            v = smem.load(f32, buf[1])
+            smem.store(f32, buf[0], v)
+            base = smem.base(bars)
+            ptx.inst.add.u32(base, base, 8)
+
+        return k
+
+    small = make(64)
+    text = small.ptx()
+    assert ".shared .align 128 .b8 smem_0[512];" in text
+    assert "ld.shared.f32 %f0, [smem_0+256];" in body(text)
+    assert small.smem_bytes == 512 + 16
+    assemble(text)
+    big = make(8192)  # 64 KB > 48 KB: dynamic shared memory
+    text = big.ptx()
+    assert ".extern .shared .align 128 .b8 dyn_smem[];" in text
+    assert ".shared .align 128 .b8 smem_0" not in text
+    assert "ld.shared.f32 %f0, [dyn_smem+32768];" in body(text)
+    assert "mov.u32 %r0, dyn_smem+65536;" in body(text)
+    assert big.smem_bytes == 65536 + 16
+    assemble(text)
+
+
+def test_raw_is_parsed_and_errors_point_at_the_caller(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80")
+    def ok() -> None:
+        ptx.raw("{\n\t.reg .b32 t;\n\tmov.b32 t, 7;\n}")
+
+    assert "mov.b32 t, 7;" in body(ok.ptx())
+    assemble(ok.ptx())
+
+    @kernel
+    def bad() -> None:
+        ptx.raw("mov.b32 %r1 7;")
+
+    with pytest.raises(PtxDslError) as info:
+        bad.ptx()
+    msg = str(info.value)
+    assert "test_core.py" in msg and "expected ',' or ';'" in msg
+    assert "pyptx/dsl" not in msg
+
+
+@pytest.mark.parametrize(
+    ("ptx_spelling", "python_spelling"),
+    [
+        ("and", "and_"),
+        ("global", "global_"),
+        ("async", "async_"),
+        ("shared::cluster", "shared__cluster"),
+        ("2d", "_2d"),
+        ("L2::cache_hint", "L2__cache_hint"),
+        ("u32", "u32"),
+        ("mbarrier::complete_tx::bytes", "mbarrier__complete_tx__bytes"),
+    ],
+)
+def test_generic_name_mapping_is_reversible(ptx_spelling: str, python_spelling: str) -> None:
+    assert python_name(ptx_spelling) == python_spelling
+    assert ptx_name(python_spelling) == ptx_spelling
+
+
+def test_generic_builder_reaches_any_instruction(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_90a")
+    def k() -> None:
+        p = reg.scalar(pred)
+        r = reg.scalar(u32)
+        a = reg.scalar(u64)
+        ptx.inst.ld.global_.nc.L1__no_allocate.u32(r, ptx.addr(a, 16))
+        ptx.inst.membar.gl(pred=~p)
+
+    lines = body(k.ptx())
+    assert lines[0] == "ld.global.nc.L1::no_allocate.u32 %r0, [%rd0+16];"
+    assert lines[1] == "@!%p0 membar.gl;"
+    assemble(k.ptx())
+
+
+def test_intrinsic_scopes_show_as_comments_and_nest() -> None:
+    @intrinsic
+    def inner(r):  # type: ignore[no-untyped-def]
+        ptx.inst.add.u32(r, r, 1)
+
+    @intrinsic
+    def outer(r):  # type: ignore[no-untyped-def]
+        inner(r)
+        ptx.inst.add.u32(r, r, 2)
+        return r
+
+    @kernel(arch="sm_80")
+    def k() -> None:
+        r = reg.scalar(u32, 0)
+        assert outer(r) is r
+
+    text = k.ptx()
+    assert "// begin test_intrinsic_scopes_show_as_comments_and_nest.<locals>.outer" in text
+    assert "// end test_intrinsic_scopes_show_as_comments_and_nest.<locals>.outer" in text
+    assert text.count("// begin") == 2
+    assert parse(text) == parse(emit(parse(text), canonical=True))
+
+
+def test_calls_outside_a_trace_are_errors() -> None:
+    with pytest.raises(PtxDslError, match="inside a @kernel"):
+        ptx.inst.add.u32(1, 2, 3)
+
+
+def test_arch_validation() -> None:
+    with pytest.raises(PtxDslError, match="unknown arch 'sm_91'"):
+        kernel(arch="sm_91")(lambda: None).ptx()
+
+
+def test_auto_arch_without_gpu_is_a_clear_error(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("PYPTX_ARCH", raising=False)
+
+    @kernel(arch="auto")
+    def k() -> None:
+        pass
+
+    with pytest.raises(PtxDslError, match="arch='auto' needs a visible NVIDIA GPU"):
+        k.ptx()
+    monkeypatch.setenv("PYPTX_ARCH", "sm_80")
+    assert ".target sm_80" in k.ptx()
+
+
+def test_directives_cluster_reqntid_raw(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_90a", cluster=(2, 1, 1), reqntid=(128,), raw_directives=[("maxnreg", (64,))],
+            raw_params=[("u32", "n")])
+    def k() -> None:
+        pass
+
+    text = k.ptx()
+    assert ".reqntid 128\n.reqnctapercluster 2, 1, 1\n.maxnreg 64" in text
+    assert ".param .u32 n" in text
+    assemble(text)
