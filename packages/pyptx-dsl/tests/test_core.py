@@ -338,3 +338,19 @@ def test_directives_cluster_reqntid_raw(assemble) -> None:  # type: ignore[no-un
     assert ".reqntid 128\n.reqnctapercluster 2, 1, 1\n.maxnreg 64" in text
     assert ".param .u32 n" in text
     assemble(text)
+
+
+def test_sass_disassembles_the_kernel() -> None:
+    from pyptx.dsl.kernel import find_tool
+
+    if find_tool("ptxas") is None or find_tool("nvdisasm") is None:
+        pytest.skip("Kernel.sass needs ptxas and nvdisasm: pip install nvidia-cuda-nvdisasm")
+
+    @kernel(in_specs=(Tile(32, u32),), arch="sm_80")
+    def k(out):  # type: ignore[no-untyped-def]
+        t = reg.from_(ptx.special.tid.x(), u32)
+        ptx.inst.st.global_.u32(ptx.addr(out.ptr()), t)
+
+    sass = k.sass()
+    assert ".text.k" in sass
+    assert "STG" in sass and "S2R" in sass

@@ -24,7 +24,6 @@ from pyptx.ir import (
     StateSpace,
     TypeKind,
     VariableDecl,
-    walk,
 )
 
 from .errors import PtxDslError, user_location
@@ -267,10 +266,6 @@ class Trace:
                     f"place it with ptx.label({name!r})",
                     where,
                 )
-        for s in statements:
-            for n in walk(s):
-                if isinstance(n, LabelRef) and n.name not in placed:
-                    raise PtxDslError(f"label {n.name!r} is used but never placed")
 
 
 def _with_comment(node: Node, comment: str, before: bool) -> Node:

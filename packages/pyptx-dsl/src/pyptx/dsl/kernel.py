@@ -370,17 +370,17 @@ class Kernel:
         return emit(self.module(**kwargs))
 
     def sass(self, **kwargs: Any) -> str:
-        """Assemble with ptxas and disassemble with cuobjdump/nvdisasm; return the SASS.
+        """Assemble with ptxas and disassemble with nvdisasm; return the SASS text.
 
         Raises:
-            PtxDslError: ptxas or a disassembler is not installed, or ptxas rejects the PTX.
+            PtxDslError: ptxas or nvdisasm is not installed, or ptxas rejects the PTX.
         """
         ptxas = find_tool("ptxas")
-        disasm = find_tool("cuobjdump") or find_tool("nvdisasm")
+        disasm = find_tool("nvdisasm")
         if ptxas is None or disasm is None:
             raise PtxDslError(
-                "Kernel.sass() needs ptxas and cuobjdump (or nvdisasm); install the CUDA "
-                "toolkit or `pip install nvidia-cuda-nvcc`"
+                "Kernel.sass() needs ptxas and nvdisasm; install the CUDA toolkit or "
+                "`pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`"
             )
         module = self.module(**kwargs)
         from pyptx.emitter import emit
@@ -393,8 +393,9 @@ class Kernel:
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise PtxDslError(f"ptxas rejected {self.name}: {r.stderr.strip()}")
-            cmd = [disasm, "-sass", str(cubin)] if "cuobjdump" in disasm else [disasm, str(cubin)]
-            out = subprocess.run(cmd, capture_output=True, text=True)
+            out = subprocess.run([disasm, str(cubin)], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise PtxDslError(f"nvdisasm failed on {self.name}: {out.stderr.strip()}")
             return out.stdout
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

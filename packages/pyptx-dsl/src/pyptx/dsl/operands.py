@@ -55,8 +55,6 @@ def float_immediate(value: float, ty: PtxType | None) -> Immediate:
 
 
 def _base(value: object) -> Expr:
-    from .regs import Reg
-
     if isinstance(value, Reg):
         return Register(value.name)
     name = getattr(value, "symbol", None)
@@ -99,8 +97,6 @@ def to_operand(value: object, ty: PtxType | None = None) -> Operand:
     Raises:
         PtxDslError: the value cannot be an operand; the message says what can.
     """
-    from .regs import Reg, SpecialReg
-
     if isinstance(value, Reg):
         return Register(value.name)
     if isinstance(value, SpecialReg):
@@ -133,8 +129,6 @@ def to_operand(value: object, ty: PtxType | None = None) -> Operand:
 
 
 def _guard(pred: object) -> Predicate | None:
-    from .regs import Reg
-
     if pred is None:
         return None
     if isinstance(pred, NotPred) and isinstance(pred.reg, Reg):
@@ -171,9 +165,15 @@ def emit_inst(
         operands: Python values converted with :func:`to_operand`.
         pred: an optional guard (a predicate register or ``~register``).
     """
+    trace = current()
     ty = last_type(modifiers)
     ops = tuple(
-        LabelRef(o.name) if isinstance(o, LabelRef) else to_operand(o, ty) for o in operands
+        trace.use_label(o.name) if isinstance(o, LabelRef) else to_operand(o, ty)
+        for o in operands
     )
     insn = Instruction(opcode, tuple(modifiers), ops, _guard(pred))
-    return current().emit(insn)
+    return trace.emit(insn)
+
+
+# Registers are defined in .regs, which itself emits through this module.
+from .regs import Reg, SpecialReg  # noqa: E402

@@ -601,16 +601,21 @@ class Parser(ExprParser):
         cache = self._statement_cache
         while True:
             if fast is not None:
-                m = fast(t, self.pos)
-                if m is not None:
+                # Consecutive one-line statements, without leaving this loop.
+                pos = self.pos
+                while True:
+                    m = fast(t, pos)
+                    if m is None:
+                        break
                     key = m.group()
                     node = cache.get(key)
                     if node is None:
                         node = self.fast_statement(m.groups(), key)
-                    if node is not None:
-                        append(node)
-                        self.pos = m.end()
-                        continue
+                        if node is None:
+                            break
+                    append(node)
+                    pos = m.end()
+                self.pos = pos
             g = self.ws()
             c = t[self.pos]
             if c == "}":
