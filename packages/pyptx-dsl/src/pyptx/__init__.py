@@ -15,8 +15,9 @@ Typical use::
         ptx.inst.mov.u32(tid, value)
         ptx.ret()
 
-    print(tiny.ptx()) The other ``pyptx-*``
-distributions (``pyptx.ir``, ``pyptx.parser``, ``pyptx.emitter``, ``pyptx.emu``,
+    print(tiny.ptx())
+
+The other ``pyptx-*`` distributions (``pyptx.ir``, ``pyptx.parser``, ``pyptx.emitter``, ``pyptx.emu``,
 ``pyptx.runtime``, ``pyptx.kernels``) ship ``pyptx`` as a PEP 420 namespace portion without an
 ``__init__.py``. ``extend_path`` below lets this regular package find those portions when they
 live in other ``sys.path`` entries, as they do with editable installs. The line has the exact
@@ -25,22 +26,45 @@ pkgutil-style form that static tools (mkdocstrings/griffe) recognise; keep it th
 
 __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
-from . import ptx, reg, smem, types  # noqa: E402
-from .dsl.errors import PtxDslError  # noqa: E402
-from .dsl.intrinsic import intrinsic  # noqa: E402
-from .dsl.kernel import Kernel, TensorArg, kernel  # noqa: E402
-from .dsl.tile import Layout, Tile  # noqa: E402
+import importlib  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
-__all__ = [
-    "Kernel",
-    "Layout",
-    "PtxDslError",
-    "TensorArg",
-    "Tile",
-    "intrinsic",
-    "kernel",
-    "ptx",
-    "reg",
-    "smem",
-    "types",
-]
+# Public names, resolved on first use (PEP 562) so that importing a sibling such as
+# pyptx.ir or pyptx.parser does not load the DSL.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "ptx": ("pyptx.ptx", None),
+    "reg": ("pyptx.reg", None),
+    "smem": ("pyptx.smem", None),
+    "types": ("pyptx.types", None),
+    "PtxDslError": ("pyptx.dsl.errors", "PtxDslError"),
+    "intrinsic": ("pyptx.dsl.intrinsic", "intrinsic"),
+    "Kernel": ("pyptx.dsl.kernel", "Kernel"),
+    "TensorArg": ("pyptx.dsl.kernel", "TensorArg"),
+    "kernel": ("pyptx.dsl.kernel", "kernel"),
+    "Layout": ("pyptx.dsl.tile", "Layout"),
+    "Tile": ("pyptx.dsl.tile", "Tile"),
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'pyptx' has no attribute {name!r}")
+    module = importlib.import_module(target[0])
+    value = module if target[1] is None else getattr(module, target[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+if TYPE_CHECKING:
+    from . import ptx, reg, smem, types
+    from .dsl.errors import PtxDslError
+    from .dsl.intrinsic import intrinsic
+    from .dsl.kernel import Kernel, TensorArg, kernel
+    from .dsl.tile import Layout, Tile
