@@ -264,3 +264,11 @@ def test_forward_label_reference_is_a_label() -> None:
 def test_crlf_and_comments_are_kept() -> None:
     src = ".version 8.0\r\n.target sm_80 /* c */\r\n.entry k() // x\r\n{\r\n\tret; // done\r\n}\r\n"
     assert emit(parse(src)) == src
+
+
+def test_sink_in_a_predicate_pair() -> None:
+    src = ".version 8.0\n.target sm_90a\n.entry k()\n{\n\telect.sync _|%p0, 0xffffffff;\n}\n"
+    insn = parse(src).functions[0].statements[0]
+    assert isinstance(insn, Instruction)
+    assert insn.operands[0] == PredPair(Sink(), Register("%p0"))
+    assert emit(parse(src)) == src

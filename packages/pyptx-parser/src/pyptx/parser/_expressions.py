@@ -199,12 +199,12 @@ class ExprParser:
             return Negated(inner, (lead,))
         if c == "_" and t[self.pos + 1] not in _WORD:
             self.pos += 1
-            return Sink((lead,))
+            return self.maybe_pair(Sink((lead,)))
         if c == '"':
             return self.string(lead)
         return self.maybe_pair(self.expr(lead, 1, False))
 
-    def maybe_pair(self, first: Expr) -> Operand:
+    def maybe_pair(self, first: Expr | Sink) -> Operand:
         """Turn ``first`` into a ``p|q`` pair when a single ``|`` follows."""
         t = self.text
         p0 = self.pos
