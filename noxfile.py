@@ -39,6 +39,8 @@ TEST_TOOLS = ("pytest>=8.0", "hypothesis>=6.100")
 # needed (ptxas is a static binary), so its NVVM/CRT/runtime dependencies are not installed.
 PTXAS_WHEEL = "nvidia-cuda-nvcc>=13,<14"
 PACKAGES_NEEDING_PTXAS = frozenset({"pyptx-parser", "pyptx-dsl", "pyptx-runtime", "pyptx-kernels"})
+# nvdisasm, for Kernel.sass() (its test skips without it).
+NVDISASM_WHEEL = "nvidia-cuda-nvdisasm>=13,<14"
 
 RUFF = "ruff>=0.17,<0.18"
 MYPY = "mypy>=2.4,<2.5"
@@ -105,6 +107,8 @@ def tests(session: nox.Session, package: str) -> None:
     session.install(*TEST_TOOLS)
     if package in PACKAGES_NEEDING_PTXAS:
         session.install("--no-deps", PTXAS_WHEEL)
+    if package == "pyptx-dsl":
+        session.install("--no-deps", NVDISASM_WHEEL)
     session.run("pytest", f"packages/{package}/tests", "-m", "not gpu", *session.posargs)
 
 

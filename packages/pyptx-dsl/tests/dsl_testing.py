@@ -13,4 +13,3 @@ def body(text: str) -> list[str]:
         for ln in lines[start:end]
         if ln.strip() and not ln.strip().startswith((".reg", ".shared", ".local"))
     ]
-

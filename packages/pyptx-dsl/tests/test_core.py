@@ -329,8 +329,13 @@ def test_auto_arch_without_gpu_is_a_clear_error(monkeypatch) -> None:  # type: i
 
 
 def test_directives_cluster_reqntid_raw(assemble) -> None:  # type: ignore[no-untyped-def]
-    @kernel(arch="sm_90a", cluster=(2, 1, 1), reqntid=(128,), raw_directives=[("maxnreg", (64,))],
-            raw_params=[("u32", "n")])
+    @kernel(
+        arch="sm_90a",
+        cluster=(2, 1, 1),
+        reqntid=(128,),
+        raw_directives=[("maxnreg", (64,))],
+        raw_params=[("u32", "n")],
+    )
     def k() -> None:
         pass
 

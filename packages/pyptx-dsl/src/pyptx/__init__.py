@@ -17,17 +17,18 @@ Typical use::
 
     print(tiny.ptx())
 
-The other ``pyptx-*`` distributions (``pyptx.ir``, ``pyptx.parser``, ``pyptx.emitter``, ``pyptx.emu``,
-``pyptx.runtime``, ``pyptx.kernels``) ship ``pyptx`` as a PEP 420 namespace portion without an
-``__init__.py``. ``extend_path`` below lets this regular package find those portions when they
-live in other ``sys.path`` entries, as they do with editable installs. The line has the exact
-pkgutil-style form that static tools (mkdocstrings/griffe) recognise; keep it that way.
+The other ``pyptx-*`` distributions (``pyptx.ir``, ``pyptx.parser``, ``pyptx.emitter``,
+``pyptx.emu``, ``pyptx.runtime``, ``pyptx.kernels``) ship ``pyptx`` as a PEP 420 namespace
+portion without an ``__init__.py``. ``extend_path`` below lets this regular package find
+those portions when they live in other ``sys.path`` entries, as they do with editable
+installs. The line has the exact pkgutil-style form that static tools (mkdocstrings/griffe)
+recognise; keep it that way.
 """
 
 __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
-import importlib  # noqa: E402
-from typing import TYPE_CHECKING, Any  # noqa: E402
+import importlib
+from typing import TYPE_CHECKING, Any
 
 # Public names, resolved on first use (PEP 562) so that importing a sibling such as
 # pyptx.ir or pyptx.parser does not load the DSL.
@@ -63,8 +64,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from . import ptx, reg, smem, types
-    from .dsl.errors import PtxDslError
-    from .dsl.intrinsic import intrinsic
-    from .dsl.kernel import Kernel, TensorArg, kernel
-    from .dsl.tile import Layout, Tile
+    from . import ptx, reg, smem, types  # noqa: F401
+    from .dsl.errors import PtxDslError  # noqa: F401
+    from .dsl.intrinsic import intrinsic  # noqa: F401
+    from .dsl.kernel import Kernel, TensorArg, kernel  # noqa: F401
+    from .dsl.tile import Layout, Tile  # noqa: F401

@@ -13,4 +13,13 @@ from __future__ import annotations
 
 from .dsl.regs import OPERATOR_TABLE, Reg, RegArray, SpecialReg, array, from_, scalar, wgmma_frag
 
-__all__ = ["OPERATOR_TABLE", "Reg", "RegArray", "SpecialReg", "array", "from_", "scalar", "wgmma_frag"]
+__all__ = [
+    "OPERATOR_TABLE",
+    "Reg",
+    "RegArray",
+    "SpecialReg",
+    "array",
+    "from_",
+    "scalar",
+    "wgmma_frag",
+]

@@ -33,9 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Trace", "current", "tracing"]
 
-_CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar(
-    "pyptx_trace", default=None
-)
+_CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar("pyptx_trace", default=None)
 
 
 def current() -> Trace:
@@ -73,6 +71,8 @@ def _storage(ty: PtxType) -> tuple[PtxType, str]:
         return PtxType.F64, "%fd"
     if ty.kind is TypeKind.OPAQUE:
         return PtxType.B64, "%rd"
+    if ty is PtxType.E2M1X2:  # packed fp4x2 is one byte; cvt wants a .b8 register
+        return PtxType.B8, "%rb"
     bits = ty.bits
     if bits <= 16:
         return PtxType.B16, "%rs"
@@ -83,7 +83,7 @@ def _storage(ty: PtxType) -> tuple[PtxType, str]:
     return PtxType.B128, "%rq"
 
 
-STORAGE_ORDER = ("%p", "%rs", "%r", "%rd", "%rq", "%f", "%fd")
+STORAGE_ORDER = ("%p", "%rb", "%rs", "%r", "%rd", "%rq", "%f", "%fd")
 
 
 @dataclass

@@ -26,8 +26,7 @@ def _pred(p: object) -> tuple[Reg, bool]:
     if isinstance(p, Reg) and p.type is PtxType.PRED:
         return p, False
     raise PtxDslError(
-        "ptx.if_ needs a predicate register (e.g. `tid < 32`) or its negation `~p`, "
-        f"got {p!r}"
+        f"ptx.if_ needs a predicate register (e.g. `tid < 32`) or its negation `~p`, got {p!r}"
     )
 
 
@@ -115,7 +114,7 @@ def range_(
     arith = _arith_type(ty)
     i = scalar(ty, start)
     known = isinstance(start, int) and isinstance(stop, int)
-    if known and (stop - start) * step <= 0:  # type: ignore[operator]
+    if known and (stop - start) * step <= 0:
         return  # zero trips: the body is never traced
     end = None
     cmp_done, cmp_more = ("ge", "lt") if step > 0 else ("le", "gt")

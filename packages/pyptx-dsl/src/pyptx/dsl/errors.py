@@ -41,7 +41,7 @@ class PtxDslError(Exception):
         lineno: the user's line, or ``None``.
     """
 
-    def __init__(self, message: str, location: tuple[str, int] | None = None) -> None:  # noqa: D107
+    def __init__(self, message: str, location: tuple[str, int] | None = None) -> None:
         loc = location if location is not None else user_location()
         self.message = message
         self.filename = loc[0] if loc else None
@@ -53,5 +53,5 @@ class PtxDslError(Exception):
             return self.message
         return f"{self.filename}:{self.lineno}: {self.message}"
 
-    def __str__(self) -> str:  # noqa: D105
+    def __str__(self) -> str:
         return self._render()

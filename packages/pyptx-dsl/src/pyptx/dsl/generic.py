@@ -66,7 +66,7 @@ class InstBuilder:
 
     __slots__ = ("_parts",)
 
-    def __init__(self, parts: tuple[str, ...] = ()) -> None:  # noqa: D107
+    def __init__(self, parts: tuple[str, ...] = ()) -> None:
         self._parts = parts
 
     def __getattr__(self, attr: str) -> InstBuilder:

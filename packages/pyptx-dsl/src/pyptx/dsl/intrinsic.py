@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from ._trace import ScopeRecord, _CURRENT
+from ._trace import _CURRENT, ScopeRecord
 
 __all__ = ["intrinsic"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import os
 import shutil
@@ -67,10 +68,7 @@ def _resolve_arch(arch: str) -> str:
     env = os.environ.get("PYPTX_ARCH")
     if env:
         return _resolve_arch(env)
-    try:
-        from pyptx.runtime import device_arch  # type: ignore[import-not-found]
-    except ImportError:
-        device_arch = None
+    device_arch = getattr(_runtime(), "device_arch", None)
     if device_arch is not None:
         found = device_arch()
         if found:
@@ -173,7 +171,7 @@ class Kernel:
         template_params: keyword-only parameters of ``fn`` with their defaults.
     """
 
-    def __init__(  # noqa: D107
+    def __init__(
         self,
         fn: Callable[..., Any],
         *,
@@ -211,9 +209,7 @@ class Kernel:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
         self.template_params = {
-            p.name: p.default
-            for p in sig.parameters.values()
-            if p.kind is p.KEYWORD_ONLY
+            p.name: p.default for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY
         }
         specs = self.in_specs + self.out_specs
         if specs and len(specs) != len(self.positional):
@@ -222,7 +218,7 @@ class Kernel:
                 f"{len(specs)} in_specs/out_specs; give one Tile per positional parameter"
             )
         self.smem_bytes = 0
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
         return f"<pyptx.Kernel {self.name} arch={self.arch}>"
@@ -268,7 +264,13 @@ class Kernel:
                 quals: tuple[Any, ...] = (StateSpace.PARAM, Align(64), PtxType.B8)
                 params.append(Param(quals, Declarator(symbol, (128,))))
             else:
-                quals = (StateSpace.PARAM, PtxType.U64, PtrQualifier(), StateSpace.GLOBAL, Align(16))
+                quals = (
+                    StateSpace.PARAM,
+                    PtxType.U64,
+                    PtrQualifier(),
+                    StateSpace.GLOBAL,
+                    Align(16),
+                )
                 params.append(Param(quals, Declarator(symbol)))
             args.append(arg)
         for ty, pname in self.raw_params:
@@ -317,10 +319,12 @@ class Kernel:
                 offset += _decl_bytes(decl)
             rewriter = _ToDynamic(offsets)
             body = [rewriter.rewrite(s) for s in body]
+            # The base must satisfy the strictest allocation (1024 B for 128B-swizzled tiles).
+            base_align = max([128, *(d.align or 16 for d in shared)])
             shared = []
             top.append(
                 VariableDecl(
-                    (Linkage.EXTERN, StateSpace.SHARED, Align(128), PtxType.B8),
+                    (Linkage.EXTERN, StateSpace.SHARED, Align(base_align), PtxType.B8),
                     (Declarator(DYNAMIC_SMEM_NAME, (None,)),),
                 )
             )
@@ -369,34 +373,51 @@ class Kernel:
 
         return emit(self.module(**kwargs))
 
+    def cubin(self, **kwargs: Any) -> bytes:
+        """Trace the kernel and assemble it with ptxas; return the cubin bytes.
+
+        Raises:
+            PtxDslError: ptxas is not installed, or it rejects the PTX (its message included).
+        """
+        from pyptx.emitter import emit
+
+        ptxas = find_tool("ptxas")
+        if ptxas is None:
+            raise PtxDslError(
+                "assembling needs ptxas; install the CUDA toolkit or `pip install nvidia-cuda-nvcc`"
+            )
+        module = self.module(**kwargs)
+        arch = module.targets[0]
+        with tempfile.TemporaryDirectory() as d:
+            src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
+            src.write_text(emit(module))
+            r = subprocess.run(
+                [ptxas, f"-arch={arch}", "-o", str(out), str(src)], capture_output=True, text=True
+            )
+            if r.returncode != 0:
+                raise PtxDslError(f"ptxas rejected {self.name}: {r.stderr.strip()}")
+            return out.read_bytes()
+
     def sass(self, **kwargs: Any) -> str:
         """Assemble with ptxas and disassemble with nvdisasm; return the SASS text.
 
         Raises:
             PtxDslError: ptxas or nvdisasm is not installed, or ptxas rejects the PTX.
         """
-        ptxas = find_tool("ptxas")
         disasm = find_tool("nvdisasm")
-        if ptxas is None or disasm is None:
+        if disasm is None:
             raise PtxDslError(
-                "Kernel.sass() needs ptxas and nvdisasm; install the CUDA toolkit or "
-                "`pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`"
+                "Kernel.sass() needs nvdisasm; install the CUDA toolkit or "
+                "`pip install nvidia-cuda-nvdisasm`"
             )
-        module = self.module(**kwargs)
-        from pyptx.emitter import emit
-
-        arch = module.targets[0]
+        cubin = self.cubin(**kwargs)
         with tempfile.TemporaryDirectory() as d:
-            src, cubin = Path(d) / "k.ptx", Path(d) / "k.cubin"
-            src.write_text(emit(module))
-            r = subprocess.run([ptxas, f"-arch={arch}", "-o", str(cubin), str(src)],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                raise PtxDslError(f"ptxas rejected {self.name}: {r.stderr.strip()}")
-            out = subprocess.run([disasm, str(cubin)], capture_output=True, text=True)
-            if out.returncode != 0:
-                raise PtxDslError(f"nvdisasm failed on {self.name}: {out.stderr.strip()}")
-            return out.stdout
+            path = Path(d) / "k.cubin"
+            path.write_bytes(cubin)
+            out = subprocess.run([disasm, str(path)], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise PtxDslError(f"nvdisasm failed on {self.name}: {out.stderr.strip()}")
+        return out.stdout
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Launch the kernel through pyptx-runtime.
@@ -404,21 +425,30 @@ class Kernel:
         Raises:
             PtxDslError: pyptx-runtime is not installed.
         """
-        try:
-            from pyptx.runtime import launch  # type: ignore[import-not-found]
-        except ImportError:
+        launch = getattr(_runtime(), "launch", None)
+        if launch is None:
             raise PtxDslError(
                 f"calling {self.name}(...) launches it on a GPU, which needs pyptx-runtime "
                 "(pip install pyptx-runtime); use .ptx() to get the PTX text"
-            ) from None
+            )
         return launch(self, *args, **kwargs)
+
+
+def _runtime() -> object | None:
+    """``pyptx.runtime`` when it is installed (it provides device_arch() and launch())."""
+    try:
+        return importlib.import_module("pyptx.runtime")
+    except ImportError:
+        return None
 
 
 def _ends_with_exit(body: list[Node]) -> bool:
     from pyptx.ir import Instruction
 
     last = body[-1]
-    return isinstance(last, Instruction) and last.opcode in ("ret", "exit") and last.predicate is None
+    return (
+        isinstance(last, Instruction) and last.opcode in ("ret", "exit") and last.predicate is None
+    )
 
 
 def _decl_bytes(decl: VariableDecl) -> int:
@@ -432,8 +462,7 @@ def _decl_bytes(decl: VariableDecl) -> int:
 def find_tool(name: str) -> str | None:
     """Find a CUDA tool: the nvidia-cuda-nvcc wheel's copy first, then PATH, then CUDA_HOME."""
     try:
-        import nvidia  # type: ignore[import-not-found]
-
+        nvidia = importlib.import_module("nvidia")
         for base in getattr(nvidia, "__path__", []):
             for sub in ("cu13", "cuda_nvcc"):
                 p = Path(base) / sub / "bin" / name
@@ -495,4 +524,3 @@ def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     if fn is not None:
         return Kernel(fn, **options)
     return functools.partial(Kernel, **options)
-

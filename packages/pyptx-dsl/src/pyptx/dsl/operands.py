@@ -168,8 +168,7 @@ def emit_inst(
     trace = current()
     ty = last_type(modifiers)
     ops = tuple(
-        trace.use_label(o.name) if isinstance(o, LabelRef) else to_operand(o, ty)
-        for o in operands
+        trace.use_label(o.name) if isinstance(o, LabelRef) else to_operand(o, ty) for o in operands
     )
     insn = Instruction(opcode, tuple(modifiers), ops, _guard(pred))
     return trace.emit(insn)

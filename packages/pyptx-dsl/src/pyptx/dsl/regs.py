@@ -33,7 +33,7 @@ class SpecialReg:
 
     __slots__ = ("node", "type")
 
-    def __init__(self, name: str, ty: PtxType) -> None:  # noqa: D107
+    def __init__(self, name: str, ty: PtxType) -> None:
         self.node = SpecialRegister(name)
         self.type = ty
 
@@ -88,7 +88,7 @@ class Reg:
 
     __slots__ = ("name", "type")
 
-    def __init__(self, name: str, ty: PtxType) -> None:  # noqa: D107
+    def __init__(self, name: str, ty: PtxType) -> None:
         self.name = name
         self.type = ty
 
@@ -182,8 +182,10 @@ class Reg:
 
     def __neg__(self) -> Reg:
         dst = _new(self.type)
-        ty = self.type if _is_float(self.type) else {32: PtxType.S32, 64: PtxType.S64}.get(
-            self.type.bits, PtxType.S16
+        ty = (
+            self.type
+            if _is_float(self.type)
+            else {32: PtxType.S32, 64: PtxType.S64}.get(self.type.bits, PtxType.S16)
         )
         emit_inst("neg", (ty.value,), (dst, self))
         return dst
@@ -234,7 +236,7 @@ def _new(ty: PtxType) -> Reg:
 class RegArray(Sequence[Reg]):
     """A fixed-size list of registers of one type (``reg.array(f32, 8)``)."""
 
-    def __init__(self, regs: Sequence[Reg], ty: PtxType) -> None:  # noqa: D107
+    def __init__(self, regs: Sequence[Reg], ty: PtxType) -> None:
         self._regs = tuple(regs)
         self.type = ty
 
@@ -273,8 +275,9 @@ def array(ty: PtxType, count: int) -> RegArray:
 
 
 def _mov_type(ty: PtxType) -> PtxType:
+    """``mov`` has no half/fp8 forms: those move as same-width bits (``mov.b16``)."""
     if ty in (PtxType.PRED, PtxType.F32, PtxType.F64) or ty.kind is not TypeKind.FLOAT:
-        return ty if ty.kind is not TypeKind.BITS else ty
+        return ty
     return _bits_type(ty)
 
 
@@ -307,4 +310,3 @@ def wgmma_frag(n: int, dtype: PtxType = PtxType.F32, m: int = 64) -> RegArray:
     if dtype not in (PtxType.F32, PtxType.S32):
         raise PtxDslError(f"wgmma accumulators are f32, s32 or f16, got {dtype.ptx}")
     return array(dtype, n // 2)
-

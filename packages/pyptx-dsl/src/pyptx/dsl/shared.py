@@ -74,7 +74,9 @@ class SharedAlloc:
                 "for a register index compute the address with ptx.addr(base + offset)"
             )
         if not 0 <= stage < (self.shape[0] if self.shape else 1):
-            raise PtxDslError(f"stage {stage} is out of range for {self.name} of shape {self.shape}")
+            raise PtxDslError(
+                f"stage {stage} is out of range for {self.name} of shape {self.shape}"
+            )
         return SharedSlice(self, stage)
 
     def addr(self, offset: int = 0) -> Addr:
@@ -147,9 +149,7 @@ class MbarrierRef:
 def _declare(name: str | None, stem: str, ty: PtxType, count: int, align: int) -> str:
     trace = current()
     sym = trace.claim_name(name) if name else trace.unique_name(stem)
-    decl = VariableDecl(
-        (StateSpace.SHARED, Align(align), ty), (Declarator(sym, (count,)),)
-    )
+    decl = VariableDecl((StateSpace.SHARED, Align(align), ty), (Declarator(sym, (count,)),))
     trace.shared_decls.append(decl)
     trace.shared_bytes = (trace.shared_bytes + align - 1) // align * align + count * ty.bits // 8
     return sym

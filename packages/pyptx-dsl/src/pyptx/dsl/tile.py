@@ -154,7 +154,9 @@ class Tile:
         """Whether an array's rank, concrete dims and dtype fit this tile (symbols not checked)."""
         if len(array_shape) != self.rank or _TYPE_NAMES.get(array_dtype_name) is not self.dtype:
             return False
-        return all(isinstance(d, str) or d == s for d, s in zip(self.dims, array_shape))
+        return all(
+            isinstance(d, str) or d == s for d, s in zip(self.dims, array_shape, strict=True)
+        )
 
     def extract_env(self, array_shape: tuple[int, ...]) -> dict[str, int]:
         """Bind this tile's symbolic dims from a concrete shape.
@@ -165,7 +167,7 @@ class Tile:
         if len(array_shape) != self.rank:
             raise PtxDslError(f"expected a rank-{self.rank} array, got shape {array_shape}")
         env: dict[str, int] = {}
-        for d, s in zip(self.dims, array_shape):
+        for d, s in zip(self.dims, array_shape, strict=True):
             if isinstance(d, str):
                 if env.setdefault(d, s) != s:
                     raise PtxDslError(f"dimension {d!r} is both {env[d]} and {s}")

@@ -51,7 +51,7 @@ def ret(*, pred: object = None) -> None:
     emit_inst("ret", (), (), pred)
 
 
-def exit(*, pred: object = None) -> None:  # noqa: A001 - the PTX instruction's name
+def exit(*, pred: object = None) -> None:
     """``[@pred] exit;`` (one instruction)."""
     emit_inst("exit", (), (), pred)
 

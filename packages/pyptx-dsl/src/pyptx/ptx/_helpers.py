@@ -16,4 +16,5 @@ CORE_HELPERS: dict[str, str] = {
     "smem.base": "mov.u32 r, symbol",
 }
 """Helper -> the exact instructions it emits, for the core helpers. Each family module adds
-its own rows in a ``MULTI_INSTRUCTION`` dict; ``pyptx.ptx.MULTI_INSTRUCTION_HELPERS`` merges them."""
+its own rows in a ``MULTI_INSTRUCTION`` dict; ``pyptx.ptx.MULTI_INSTRUCTION_HELPERS`` merges
+them."""
