@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyptx.ir import Instruction, lookup_target
+from pyptx.ir import Instruction, isa, lookup_target
 
 from .errors import PtxDslError
 
@@ -24,12 +24,6 @@ def check_instruction(trace: Trace, insn: Instruction) -> None:
     Raises:
         PtxDslError: the first diagnostic, in "expected ..., got ..., fix" form.
     """
-    try:
-        from pyptx.ir import isa
-    except ImportError:  # TEMPORARY until pyptx.ir.isa lands
-        return
-    if not hasattr(isa, "check"):  # TEMPORARY
-        return
     version = trace.version or LATEST_PTX
     diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
     if diags:
@@ -39,12 +33,6 @@ def check_instruction(trace: Trace, insn: Instruction) -> None:
 def lowest_version(trace: Trace) -> tuple[int, int]:
     """The least PTX version that the target and every traced instruction accept."""
     info = lookup_target(trace.arch)
-    try:
-        from pyptx.ir import isa
-    except ImportError:  # TEMPORARY until pyptx.ir.isa lands
-        return info.min_ptx if info is not None else (7, 0)
-    if not hasattr(isa, "requirements"):  # TEMPORARY
-        return info.min_ptx if info is not None else (7, 0)
     best = info.min_ptx if info is not None else (7, 0)
     for insn in trace.instructions:
         req = isa.requirements(insn)

@@ -20,7 +20,7 @@ Nodes built here carry no trivia, so they emit in the canonical layout.
 
 from __future__ import annotations
 
-from .declarations import DeclQualifier, Declarator, Linkage, Param, VariableDecl
+from .declarations import Declarator, DeclQualifier, Linkage, Param, VariableDecl
 from .directives import AddressSize, Target, Version
 from .functions import Block, Function, FunctionKind, Label
 from .instructions import Instruction, Predicate
@@ -106,7 +106,7 @@ class FunctionBuilder:
         linkage: linking directives; ``.visible`` by default.
     """
 
-    def __init__(  # noqa: D107 (documented on the class)
+    def __init__(
         self,
         name: str,
         params: list[Param] | tuple[Param, ...] = (),

@@ -23,7 +23,7 @@ class PtxSyntaxError(SyntaxError):
         length: how many characters the carets cover.
     """
 
-    def __init__(  # noqa: D107 (documented on the class)
+    def __init__(
         self, message: str, filename: str, line: int, column: int, source_line: str, length: int = 1
     ) -> None:
         self.message = message
@@ -47,5 +47,5 @@ class PtxSyntaxError(SyntaxError):
             f"    {pad}{carets}"
         )
 
-    def __str__(self) -> str:  # noqa: D105
+    def __str__(self) -> str:
         return self._render()
