@@ -192,11 +192,6 @@ def test_fp6_fp4_ue8m0_and_stochastic_rounding_on_sm_100a(assemble) -> None:  # 
     assemble(k.ptx())
 
 
-@pytest.mark.xfail(
-    raises=PtxDslError,
-    strict=True,
-    reason="ISA table: cvt to .e2m1x4 wants a .b32 destination; the PTX ISA and ptxas take .b16",
-)
 def test_e2m1x4_stochastic_rounding_into_16_bits(assemble) -> None:  # type: ignore[no-untyped-def]
     @kernel(arch="sm_100a")
     def k() -> None:

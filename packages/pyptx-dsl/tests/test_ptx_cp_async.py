@@ -98,11 +98,6 @@ def test_src_size_ignore_src_hints_and_register_addresses(assemble) -> None:  # 
     assemble(k.ptx())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the ISA table has no PTX 7.5 gate for cp.async ignore-src, so the inferred "
-    ".version is 7.0 and ptxas rejects it; drop this mark once pyptx.ir.isa gates it",
-)
 def test_ignore_src_raises_the_inferred_ptx_version(assemble) -> None:  # type: ignore[no-untyped-def]
     @kernel(arch="sm_80", in_specs=(Tile(1024, f32),))
     def k(x) -> None:  # type: ignore[no-untyped-def]

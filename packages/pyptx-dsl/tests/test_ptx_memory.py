@@ -211,11 +211,6 @@ def test_ld_nc_and_256_bit_vectors_on_sm_100a(assemble) -> None:  # type: ignore
     assemble(k.ptx())
 
 
-@pytest.mark.xfail(
-    raises=PtxDslError,
-    strict=True,
-    reason="ISA table lacks ld/st .L2::evict_* (PTX 8.8, sm_100); ptxas accepts these lines",
-)
 def test_l2_eviction_priorities_on_256_bit_accesses(assemble) -> None:  # type: ignore[no-untyped-def]
     @kernel(arch="sm_100a")
     def k() -> None:
@@ -227,7 +222,7 @@ def test_l2_eviction_priorities_on_256_bit_accesses(assemble) -> None:  # type: 
         ptx.st(p, tuple(v), space="global", evict="L2::evict_last")
 
     assert body(k.ptx()) == [
-        "ld.global.L2::evict_last.v8.f32 {%f0, _, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd1];",
+        "ld.global.L2::evict_last.v8.f32 {%f0, _, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd0];",
         "ld.global.L1::evict_last.L2::evict_first.v4.u64 {%rd1, %rd2, %rd3, %rd4}, [%rd0];",
         "st.global.L2::evict_last.v8.f32 [%rd0], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};",
         "ret;",

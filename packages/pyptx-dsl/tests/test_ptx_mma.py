@@ -157,10 +157,6 @@ def test_m8n8k4_f16_takes_any_layouts(assemble) -> None:  # type: ignore[no-unty
     assemble(k.ptx())
 
 
-_SP_KIND_GAP = (
-    "ISA table: mma.sp has no .kind::f8f6f4 / .kind::mx* .block_scale forms; ptxas takes them"
-)
-
 # (arch, the modifiers after "mma.", sparsity selector, registers of (A, B, C/D))
 SPARSE = [
     ("sm_80", "sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 3, (2, 2, 4)),
@@ -170,12 +166,11 @@ SPARSE = [
     ("sm_80", "sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 3, (2, 2, 4)),
     ("sm_80", "sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32", 1, (4, 4, 4)),
     ("sm_89", "sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32", 0, (4, 4, 4)),
-    pytest.param(
+    (
         "sm_120a",
         "sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e4m3.f32",
         0,
         (4, 4, 4),
-        marks=pytest.mark.xfail(strict=True, reason=_SP_KIND_GAP),
     ),
     ("sm_80", "sp.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32", 1, (2, 2, 4)),
     (
@@ -258,7 +253,6 @@ def test_block_scaled_forms_on_sm120a(assemble) -> None:  # type: ignore[no-unty
     assemble(k.ptx())
 
 
-@pytest.mark.xfail(strict=True, reason=_SP_KIND_GAP)
 def test_block_scaled_sparse_forms_on_sm120a(assemble) -> None:  # type: ignore[no-untyped-def]
     @kernel(arch="sm_120a")
     def k() -> None:

@@ -35,7 +35,7 @@ def lowest_version(trace: Trace) -> tuple[int, int]:
     info = lookup_target(trace.arch)
     best = info.min_ptx if info is not None else (7, 0)
     for insn in trace.instructions:
-        req = isa.requirements(insn)
+        req = isa.requirements(insn, reg_type=trace.reg_types.get)
         if req is not None and req.min_ptx > best:
             best = req.min_ptx
     return best
