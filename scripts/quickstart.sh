@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Quickstart: install pyptx-ir + pyptx-parser into ./.venv and parse the bundled PTX example.
+# Quickstart: install pyptx into ./.venv, trace the bundled example kernel, print its PTX and
+# assemble it with ptxas, then parse and re-emit the bundled PTX file.
 #
-#   ./scripts/quickstart.sh [FILE.ptx]
+#   ./scripts/quickstart.sh [KERNEL.py [FILE.ptx]]
 #
 # Needs only Python >= 3.10 (set PYTHON to pick the interpreter; default python3).
 set -euo pipefail
@@ -9,7 +10,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
-PTX_FILE="${1:-$ROOT/examples/ptx/vector_add.ptx}"
+KERNEL_FILE="${1:-$ROOT/examples/dsl/vector_add.py}"
+PTX_FILE="${2:-$ROOT/examples/ptx/vector_add.ptx}"
 
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
     echo "quickstart: pyptx needs Python >= 3.10; '$PYTHON' is missing or older." >&2
@@ -27,10 +29,17 @@ if [[ ! -x "$VENV/bin/python" ]]; then
     fi
 fi
 
-echo "quickstart: installing pyptx-ir and pyptx-parser into $VENV"
-# Both in one pip call, so pyptx-parser's requirement on pyptx-ir is met by the local copy.
+echo "quickstart: installing pyptx-ir, pyptx-parser, pyptx-dsl and ptxas into $VENV"
+# The three packages in one pip call, so their requirements on each other are met by the local
+# copies; ptxas comes from NVIDIA's nvidia-cuda-nvcc wheel (without its NVVM/CRT extras).
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "$ROOT/packages/pyptx-ir" "$ROOT/packages/pyptx-parser"
+    "$ROOT/packages/pyptx-ir" "$ROOT/packages/pyptx-parser" "$ROOT/packages/pyptx-dsl"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+    "nvidia-cuda-nvcc>=13,<14"
 
+echo "quickstart: pyptx ptx ${KERNEL_FILE#"$ROOT"/} --check"
+"$VENV/bin/pyptx" ptx "$KERNEL_FILE" --check
+
+echo
 echo "quickstart: python -m pyptx.parser ${PTX_FILE#"$ROOT"/}"
 "$VENV/bin/python" -m pyptx.parser "$PTX_FILE"

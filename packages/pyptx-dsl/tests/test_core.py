@@ -359,3 +359,75 @@ def test_sass_disassembles_the_kernel() -> None:
     sass = k.sass()
     assert ".text.k" in sass
     assert "STG" in sass and "S2R" in sass
+
+
+def test_param_loads_are_hoisted_out_of_branches(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(in_specs=(Tile(32, u32),), arch="sm_80", raw_params=[("u32", "n")])
+    def k(x):  # type: ignore[no-untyped-def]
+        p = reg.from_(ptx.special.tid.x(), u32) < 4
+        with ptx.if_(p):
+            ptx.inst.st.global_.u32(ptx.addr(x.ptr()), ptx.param("n"))
+        ptx.inst.st.global_.u32(ptx.addr(x.ptr()), ptx.param("n"))
+
+    lines = body(k.ptx())
+    assert lines[:3] == [
+        "ld.param.u64 %rd0, [k_param_0];",
+        "cvta.to.global.u64 %rd1, %rd0;",
+        "ld.param.u32 %r1, [n];",
+    ]
+    assert lines.count("ld.param.u32 %r1, [n];") == 1
+    assemble(k.ptx())
+
+
+def test_unknown_scalar_parameter() -> None:
+    @kernel(raw_params=[("f32", "alpha")])
+    def k() -> None:
+        ptx.param("beta")
+
+    with pytest.raises(PtxDslError, match=r"no scalar parameter named 'beta'.*alpha"):
+        k.ptx()
+
+
+def test_special_registers_are_read_with_mov_only() -> None:
+    @kernel(arch="sm_80")
+    def k() -> None:
+        r = reg.scalar(u32)
+        ptx.inst.add.u32(r, r, ptx.special.tid.x())
+
+    with pytest.raises(PtxDslError, match=r"special register %tid\.x, which only mov can read"):
+        k.ptx()
+
+
+def test_extra_dynamic_shared_memory_follows_the_allocations(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80", smem=4096)
+    def k() -> None:
+        smem.alloc(f32, 256)  # 1 KB at offset 0
+        extra = smem.base()
+        ptx.inst.add.u32(extra, extra, 4)
+
+    text = k.ptx()
+    assert ".extern .shared .align 128 .b8 dyn_smem[];" in text
+    assert body(text)[0] == "mov.u32 %r0, dyn_smem+1024;"
+    assert k.smem_bytes == 1024 + 4096
+    assemble(text)
+
+    @kernel(arch="sm_80")
+    def no_region() -> None:
+        smem.base()
+
+    with pytest.raises(PtxDslError, match="pass smem=<bytes>"):
+        no_region.ptx()
+
+
+def test_range_with_a_register_step(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_80", raw_params=[("u32", "n")])
+    def k() -> None:
+        stride = reg.from_(ptx.special.nctaid.x(), u32)
+        for i in ptx.range_(reg.from_(ptx.special.ctaid.x(), u32), ptx.param("n"), stride):
+            ptx.inst.add.u32(i, i, 0)
+
+    lines = body(k.ptx())
+    assert lines[0] == "ld.param.u32 %r2, [n];"
+    assert "add.u32 %r3, %r3, %r0;" in lines
+    assert "setp.lt.u32 %p1, %r3, %r2;" in lines
+    assemble(k.ptx())

@@ -129,6 +129,8 @@ class Trace:
     names: set[str] = field(default_factory=set)
     instructions: list[Instruction] = field(default_factory=list)
     cache: dict[object, object] = field(default_factory=dict)
+    prologue: list[object] = field(default_factory=list)
+    param_types: dict[str, PtxType] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ registers
 
@@ -211,6 +213,19 @@ class Trace:
         self.instructions.append(insn)
         self.append(insn)
         return insn
+
+    @contextmanager
+    def hoisted(self) -> Iterator[None]:
+        """Emit into the kernel prologue (before the body) instead of the current position.
+
+        Used for values that are valid everywhere in the kernel (parameter loads), so a first
+        use inside a branch does not leave later uses reading an unset register.
+        """
+        self.blocks.append(self.prologue)
+        try:
+            yield
+        finally:
+            self.blocks.pop()
 
     @contextmanager
     def nested(self) -> Iterator[list[object]]:

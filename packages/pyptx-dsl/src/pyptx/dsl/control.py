@@ -96,7 +96,11 @@ def loop(stem: str = "loop") -> Iterator[LabelRef]:
 
 
 def range_(
-    start: int | Reg, stop: int | Reg | None = None, step: int = 1, *, ty: PtxType = PtxType.U32
+    start: int | Reg,
+    stop: int | Reg | None = None,
+    step: int | Reg = 1,
+    *,
+    ty: PtxType = PtxType.U32,
 ) -> Iterator[Reg]:
     """A real device loop ``for i in range(start, stop, step)``: the body is traced once.
 
@@ -104,20 +108,27 @@ def range_(
     positive, a guard ``setp.ge`` + ``@p bra $L__range_end_N`` (``le`` for negative steps);
     ``$L__range_N:``; the body; ``add`` of the step; ``setp.lt`` (``gt``); ``@p bra
     $L__range_N``; and ``$L__range_end_N:`` when guarded. Code size does not grow with the
-    trip count (use a Python ``for`` to unroll instead).
+    trip count (use a Python ``for`` to unroll instead). A register ``step`` (a grid stride,
+    say) counts upward.
     """
     if stop is None:
         start, stop = 0, start
-    if not isinstance(step, int) or step == 0:
-        raise PtxDslError(f"ptx.range_ needs a nonzero int step, got {step!r}")
+    if isinstance(step, Reg):
+        if step.type is PtxType.PRED:
+            raise PtxDslError("ptx.range_ step must be an int or an integer register")
+    elif not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        raise PtxDslError(f"ptx.range_ needs a nonzero int (or register) step, got {step!r}")
     trace = current()
     arith = _arith_type(ty)
     i = scalar(ty, start)
-    known = isinstance(start, int) and isinstance(stop, int)
-    if known and (stop - start) * step <= 0:
-        return  # zero trips: the body is never traced
+    known = False
+    if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int):
+        if (stop - start) * step <= 0:
+            return  # zero trips: the body is never traced
+        known = True
     end = None
-    cmp_done, cmp_more = ("ge", "lt") if step > 0 else ("le", "gt")
+    ascending = isinstance(step, Reg) or step > 0
+    cmp_done, cmp_more = ("ge", "lt") if ascending else ("le", "gt")
     if not known:
         end = trace.new_label("range_end")
         p = scalar(PtxType.PRED)

@@ -53,6 +53,8 @@ DYNAMIC_SMEM_THRESHOLD = 48 * 1024
 """Static shared memory above this many bytes switches the kernel to dynamic shared memory."""
 
 DYNAMIC_SMEM_NAME = "dyn_smem"
+EXTRA_SMEM_PLACEHOLDER = "__pyptx_dynamic_smem__"
+"""Stands for the start of the user's dynamic region until the layout is known."""
 
 _ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_103a", "sm_110a", "sm_120a")
 
@@ -104,8 +106,8 @@ class TensorArg:
     def ptr(self) -> Reg:
         """A ``u64`` register with the tensor's global address.
 
-        Emits ``ld.param.u64`` and ``cvta.to.global.u64`` (two instructions) on first use;
-        later calls return the same register.
+        Emits ``ld.param.u64`` and ``cvta.to.global.u64`` (two instructions) at the start of
+        the kernel on first use, so the register is valid everywhere; later calls return it.
         """
         from ._trace import current
 
@@ -117,18 +119,19 @@ class TensorArg:
                     f"{self.symbol} is a TMA descriptor (layout {self.tile.layout.name}); "  # type: ignore[union-attr]
                     "use .tma_desc() with ptx.cp.async_.bulk.tensor instead of .ptr()"
                 )
-            raw = _new(PtxType.U64)
-            emit_inst("ld", ("param", "u64"), (raw, Address(Symbol(self.symbol))))
-            ptr = _new(PtxType.U64)
-            emit_inst("cvta", ("to", "global", "u64"), (ptr, raw))
+            with trace.hoisted():
+                raw = _new(PtxType.U64)
+                emit_inst("ld", ("param", "u64"), (raw, Address(Symbol(self.symbol))))
+                ptr = _new(PtxType.U64)
+                emit_inst("cvta", ("to", "global", "u64"), (ptr, raw))
             trace.cache[key] = ptr
         return trace.cache[key]  # type: ignore[return-value]
 
     def tma_desc(self) -> Reg:
         """A ``u64`` register with the generic address of this TMA descriptor parameter.
 
-        Emits ``mov.u64`` of the parameter and ``cvta.param.u64`` (two instructions) on first
-        use; later calls return the same register.
+        Emits ``mov.u64`` of the parameter and ``cvta.param.u64`` (two instructions) at the
+        start of the kernel on first use; later calls return the same register.
         """
         from ._trace import current
 
@@ -140,10 +143,11 @@ class TensorArg:
         trace = current()
         key = ("tma", self.symbol)
         if key not in trace.cache:
-            raw = _new(PtxType.U64)
-            emit_inst("mov", ("u64",), (raw, Symbol(self.symbol)))
-            desc = _new(PtxType.U64)
-            emit_inst("cvta", ("param", "u64"), (desc, raw))
+            with trace.hoisted():
+                raw = _new(PtxType.U64)
+                emit_inst("mov", ("u64",), (raw, Symbol(self.symbol)))
+                desc = _new(PtxType.U64)
+                emit_inst("cvta", ("param", "u64"), (desc, raw))
             trace.cache[key] = desc
         return trace.cache[key]  # type: ignore[return-value]
 
@@ -298,17 +302,20 @@ class Kernel:
         params, args = self._params(env)
         trace = Trace(self.name, arch, self.version)
         trace.names.update(p.name for p in params)
+        for p in params:
+            if p.type is not None and p.declarator.name not in {a.symbol for a in args}:
+                trace.param_types[p.declarator.name] = p.type
         with tracing(trace):
             self.fn(*args, **template)
         if len(trace.blocks) != 1:
             raise PtxDslError(f"kernel {self.name}: a ptx block was left open")
         body: list[Node] = []
+        trace.flatten(trace.prologue, body)
         trace.flatten(trace.blocks[0], body)
         trace.check_labels(body)
         top: list[Node] = []
         shared = list(trace.shared_decls)
-        total = trace.shared_bytes + self.smem
-        dynamic = self.extern_smem or total > DYNAMIC_SMEM_THRESHOLD
+        dynamic = self.extern_smem or self.smem > 0 or (trace.shared_bytes > DYNAMIC_SMEM_THRESHOLD)
         if dynamic:
             offsets: dict[str, int] = {}
             offset = 0
@@ -317,6 +324,9 @@ class Kernel:
                 offset = (offset + align - 1) // align * align
                 offsets[decl.declarators[0].name] = offset
                 offset += _decl_bytes(decl)
+            # smem.base() with no name: the user's region after the allocations.
+            offset = (offset + 15) // 16 * 16
+            offsets[EXTRA_SMEM_PLACEHOLDER] = offset
             rewriter = _ToDynamic(offsets)
             body = [rewriter.rewrite(s) for s in body]
             # The base must satisfy the strictest allocation (1024 B for 128B-swizzled tiles).
@@ -328,9 +338,14 @@ class Kernel:
                     (Declarator(DYNAMIC_SMEM_NAME, (None,)),),
                 )
             )
-            self.smem_bytes = max(offset, self.smem)
+            self.smem_bytes = offset + self.smem
         else:
-            self.smem_bytes = total
+            if EXTRA_SMEM_PLACEHOLDER in trace.names:
+                raise PtxDslError(
+                    f"kernel {self.name} calls smem.base() for dynamic shared memory but "
+                    "declares none; pass smem=<bytes> (or extern_smem=True) to @kernel"
+                )
+            self.smem_bytes = trace.shared_bytes
         directives = self._directives()
         statements: list[Node] = [*trace.reg_decls(), *shared, *body]
         if not body or not _ends_with_exit(body):
@@ -524,3 +539,31 @@ def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     if fn is not None:
         return Kernel(fn, **options)
     return functools.partial(Kernel, **options)
+
+
+def param(name: str) -> Reg:
+    """A register holding the scalar kernel parameter ``name`` (declared with ``raw_params``).
+
+    Emits ``ld.param.<type> r, [name];`` at the start of the kernel on first use (one
+    instruction); later calls return the same register.
+
+    Raises:
+        PtxDslError: the kernel has no scalar parameter of that name.
+    """
+    from ._trace import current
+
+    trace = current()
+    ty = trace.param_types.get(name)
+    if ty is None:
+        known = ", ".join(sorted(trace.param_types)) or "none"
+        raise PtxDslError(
+            f"no scalar parameter named {name!r}; declare it with "
+            f"raw_params=[('u32', {name!r})] (scalar parameters: {known})"
+        )
+    key = ("param", name)
+    if key not in trace.cache:
+        with trace.hoisted():
+            r = _new(ty)
+            emit_inst("ld", ("param", ty.value), (r, Address(Symbol(name))))
+        trace.cache[key] = r
+    return trace.cache[key]  # type: ignore[return-value]

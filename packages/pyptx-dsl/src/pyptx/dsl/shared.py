@@ -215,12 +215,14 @@ def mbarrier(count: int, name: str | None = None) -> MbarrierArray:
 def base(name: str | SharedAlloc | MbarrierArray | None = None) -> Reg:
     """A ``u32`` register with a shared-memory address (``mov.u32 r, name;``, one instruction).
 
-    Without a name, the base of dynamic shared memory (``dyn_smem``, declared on demand).
+    Without a name: the start of the kernel's own dynamic shared memory region, the
+    ``smem=<bytes>`` of ``@kernel``, which follows every ``smem.alloc`` in ``dyn_smem``.
     """
     if name is None:
-        from .kernel import DYNAMIC_SMEM_NAME
+        from .kernel import EXTRA_SMEM_PLACEHOLDER
 
-        sym = DYNAMIC_SMEM_NAME
+        sym = EXTRA_SMEM_PLACEHOLDER
+        current().names.add(sym)
     elif isinstance(name, str):
         sym = name
     else:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyptx.ir import Instruction, isa, lookup_target
+from pyptx.ir import Instruction, SpecialRegister, isa, lookup_target
 
 from .errors import PtxDslError
 
 if TYPE_CHECKING:
     from ._trace import Trace
 
-__all__ = ["LATEST_PTX", "check_instruction", "lowest_version"]
+__all__ = ["LATEST_PTX", "SPECIAL_REGISTER_READERS", "check_instruction", "lowest_version"]
+
+SPECIAL_REGISTER_READERS = frozenset({"mov"})
+"""Opcodes that may take a special register (``%tid.x``) operand; ptxas rejects the rest."""
 
 LATEST_PTX = (9, 0)
 """The PTX version assumed while tracing when the kernel does not pin one (``version=None``);
@@ -24,6 +27,13 @@ def check_instruction(trace: Trace, insn: Instruction) -> None:
     Raises:
         PtxDslError: the first diagnostic, in "expected ..., got ..., fix" form.
     """
+    if insn.opcode not in SPECIAL_REGISTER_READERS:
+        for i, op in enumerate(insn.operands):
+            if isinstance(op, SpecialRegister):
+                raise PtxDslError(
+                    f"{insn.mnemonic}: operand {i + 1} is the special register {op.name}, which "
+                    f"only mov can read; copy it first with reg.from_(ptx.special...(), ty)"
+                )
     version = trace.version or LATEST_PTX
     diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
     if diags:

@@ -11,12 +11,14 @@ Every function here emits exactly one PTX instruction, except the helpers listed
   device control flow with kernel-unique labels.
 * ``ptx.special.<name>()``: special-register operands (``ptx.special.tid.x()``).
 * ``ptx.addr(base, offset)``: an address operand.
+* ``ptx.param(name)``: a scalar kernel parameter (``raw_params``) loaded into a register.
 """
 
 from __future__ import annotations
 
 from ..dsl.control import bra, else_, if_, label, loop, new_label, range_
 from ..dsl.generic import inst
+from ..dsl.kernel import param
 from ..dsl.operands import addr, emit_inst
 from ..dsl.raw import raw
 from ..dsl.special import special
@@ -67,6 +69,7 @@ __all__ = [
     "label",
     "loop",
     "new_label",
+    "param",
     "range_",
     "raw",
     "ret",

@@ -11,8 +11,8 @@ CORE_HELPERS: dict[str, str] = {
     "<body>; add i, i, step; setp.lt p, i, stop; @p bra $L__range_N; [$L__range_end_N:]",
     "reg.scalar(ty, init)": "mov.<ty> r, init",
     "reg.from_": "mov.<ty> r, value",
-    "TensorArg.ptr()": "ld.param.u64 a, [param]; cvta.to.global.u64 p, a (first use only)",
-    "TensorArg.tma_desc()": "mov.u64 a, param; cvta.param.u64 d, a (first use only)",
+    "TensorArg.ptr()": "ld.param.u64 a, [param]; cvta.to.global.u64 p, a (once, at kernel start)",
+    "TensorArg.tma_desc()": "mov.u64 a, param; cvta.param.u64 d, a (once, at kernel start)",
     "smem.base": "mov.u32 r, symbol",
 }
 """Helper -> the exact instructions it emits, for the core helpers. Each family module adds
