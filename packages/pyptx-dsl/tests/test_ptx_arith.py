@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
-from pathlib import Path
+from dsl_testing import body, here, raises_at
 
-import pytest
-from dsl_testing import body
-
-from pyptx import PtxDslError, kernel, ptx, reg
+from pyptx import kernel, ptx, reg
 from pyptx.types import (
     b32,
     bf16,
@@ -26,26 +22,6 @@ from pyptx.types import (
     u32,
     u64,
 )
-
-HERE = Path(__file__).name
-
-
-def here() -> int:
-    """The caller's line number (for asserting where an error is reported)."""
-    frame = inspect.currentframe()
-    assert frame is not None and frame.f_back is not None
-    return frame.f_back.f_lineno
-
-
-def raises_at(k, where: list[int], match: str) -> str:  # type: ignore[no-untyped-def]
-    """Trace ``k``; it must raise PtxDslError at the line last recorded in ``where``."""
-    with pytest.raises(PtxDslError, match=match) as info:
-        k.ptx()
-    line = where[-1]
-    text = str(info.value)
-    assert f"{HERE}:{line}:" in text, text
-    assert "pyptx/dsl" not in text and "pyptx/ptx" not in text, text
-    return text
 
 
 def test_integer_add_sub_forms(assemble) -> None:  # type: ignore[no-untyped-def]

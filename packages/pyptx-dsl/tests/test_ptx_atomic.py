@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
-from pathlib import Path
+from dsl_testing import body, here, raises_at
 
-import pytest
-from dsl_testing import body
-
-from pyptx import PtxDslError, kernel, ptx, reg, smem
+from pyptx import kernel, ptx, reg, smem
 from pyptx.types import (
     b32,
     b64,
@@ -25,25 +21,6 @@ from pyptx.types import (
     u32,
     u64,
 )
-
-HERE = Path(__file__).name
-
-
-def here() -> int:
-    """The caller's line number (for asserting where an error is reported)."""
-    frame = inspect.currentframe()
-    assert frame is not None and frame.f_back is not None
-    return frame.f_back.f_lineno
-
-
-def raises_at(k, where: list[int], match: str) -> str:  # type: ignore[no-untyped-def]
-    """Trace ``k``; it must raise PtxDslError at the line last recorded in ``where``."""
-    with pytest.raises(PtxDslError, match=match) as info:
-        k.ptx()
-    text = str(info.value)
-    assert f"{HERE}:{where[-1]}:" in text, text
-    assert "pyptx/dsl" not in text and "pyptx/ptx" not in text, text
-    return text
 
 
 def test_atom_every_scalar_op(assemble) -> None:  # type: ignore[no-untyped-def]
