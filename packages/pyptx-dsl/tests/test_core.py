@@ -431,3 +431,23 @@ def test_range_with_a_register_step(assemble) -> None:  # type: ignore[no-untype
     assert "add.u32 %r3, %r3, %r0;" in lines
     assert "setp.lt.u32 %p1, %r3, %r2;" in lines
     assemble(k.ptx())
+
+
+def test_undeclared_registers_are_errors() -> None:
+    from pyptx.reg import Reg
+
+    @kernel(arch="sm_80")
+    def k() -> None:
+        r = reg.scalar(u32)
+        ptx.inst.add.u32(r, r, Reg("%ghost", u32))
+
+    with pytest.raises(PtxDslError, match="register %ghost is not declared") as info:
+        k.ptx()
+    assert "test_core.py" in str(info.value)
+
+    @kernel(arch="sm_80")
+    def declared_in_raw() -> None:
+        ptx.raw(".reg .b32 %mine<2>;")
+        ptx.inst.add.u32(Reg("%mine1", u32), Reg("%mine0", u32), 1)
+
+    assert "add.u32 %mine1, %mine0, 1;" in body(declared_in_raw.ptx())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyptx.ir import Instruction, Label
+from pyptx.ir import Instruction, Label, StateSpace, VariableDecl, walk
 from pyptx.parser import PtxSyntaxError, parse
 
 from ._trace import current
@@ -15,7 +15,8 @@ def raw(text: str) -> None:
     """Parse ``text`` as function-body PTX and add its statements to the kernel.
 
     The text skips the ISA table but not the parser: malformed PTX raises at the caller's
-    line with the parser's message. Labels it places count as placed for ``ptx.bra``.
+    line with the parser's message. Labels it places count as placed for ``ptx.bra``, and
+    registers it declares (``.reg``) may be used by later ``ptx.*`` calls.
 
     Raises:
         PtxDslError: the text is not well-formed PTX statements.
@@ -30,6 +31,11 @@ def raw(text: str) -> None:
         raise PtxDslError(
             f"ptx.raw: {e.message} (line {e.line - 4} of the raw text: {e.source_line.strip()!r})"
         ) from None
+    for decl in walk(module.functions[0]):
+        if isinstance(decl, VariableDecl) and decl.state_space is StateSpace.REG and decl.type:
+            for d in decl.declarators:
+                for name in d.names():
+                    trace.reg_types.setdefault(name, decl.type)
     for stmt in module.functions[0].statements:
         stmt = stmt.without_trivia()
         if isinstance(stmt, Label):

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from pyptx.ir import Instruction, SpecialRegister, isa, lookup_target
+from pyptx.ir import (
+    Address,
+    Instruction,
+    Negated,
+    Node,
+    PredPair,
+    Register,
+    SpecialRegister,
+    VectorOperand,
+    isa,
+    lookup_target,
+)
 
 from .errors import PtxDslError
 
@@ -34,10 +46,37 @@ def check_instruction(trace: Trace, insn: Instruction) -> None:
                     f"{insn.mnemonic}: operand {i + 1} is the special register {op.name}, which "
                     f"only mov can read; copy it first with reg.from_(ptx.special...(), ty)"
                 )
+    undeclared = _first_undeclared(insn, trace.reg_types)
+    if undeclared is not None:
+        raise PtxDslError(
+            f"{insn.mnemonic}: register {undeclared} is not declared in this kernel; allocate "
+            "registers with reg.scalar / reg.array / reg.from_ (or declare them in ptx.raw)"
+        )
     version = trace.version or LATEST_PTX
     diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
     if diags:
         raise PtxDslError(f"{insn.mnemonic}: {diags[0].message}")
+
+
+def _first_undeclared(insn: Instruction, declared: Mapping[str, object]) -> str | None:
+    stack: list[Node] = list(insn.operands)
+    if insn.predicate is not None:
+        stack.append(insn.predicate.register)
+    while stack:
+        op = stack.pop()
+        if isinstance(op, Register):
+            if op.name not in declared:
+                return op.name
+        elif isinstance(op, VectorOperand):
+            stack.extend(op.elements)
+        elif isinstance(op, Address):
+            stack.append(op.base)
+            stack.extend(op.extra)
+        elif isinstance(op, PredPair):
+            stack += (op.first, op.second)
+        elif isinstance(op, Negated):
+            stack.append(op.operand)
+    return None
 
 
 def lowest_version(trace: Trace) -> tuple[int, int]:
