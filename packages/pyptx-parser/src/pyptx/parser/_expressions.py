@@ -41,6 +41,7 @@ from ._lexer import (
     TRAILING,
     TRIVIA,
     VECTOR_BODY,
+    VECTOR_PIECE,
 )
 from .errors import PtxSyntaxError
 
@@ -349,7 +350,7 @@ class ExprParser:
             return hit
         m = OPERAND_PIECE.match(piece)
         if m is None:
-            return None
+            return self._fast_vector_piece(piece) if "{" in piece else None
         (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = (
             m.groups()
         )
@@ -358,6 +359,8 @@ class ExprParser:
         if reg is not None:
             if reg in SPECIAL_REGISTERS:
                 node = SpecialRegister(reg, (lead,))
+            elif "." in reg:
+                return None  # %name.x that is no special register: the general rules report it
             else:
                 node = Register(reg, (lead,))
         elif num is not None:
@@ -385,6 +388,30 @@ class ExprParser:
         out = (node, trail)
         if cacheable:
             self._piece_cache[piece] = out
+        return out
+
+    def _fast_vector_piece(self, piece: str) -> tuple[Operand, str] | None:
+        """``{a, b, ...}`` of simple operands as one piece (see :meth:`fast_piece`)."""
+        m = VECTOR_PIECE.match(piece)
+        if m is None:
+            return None
+        lead, inner, trail = m.groups()
+        cache = self._piece_cache
+        elements: list[Operand] = []
+        gaps = [lead]
+        cacheable = True
+        for element in inner.split(","):
+            hit = cache.get(element)
+            if hit is None:
+                hit = self.fast_piece(element)
+                if hit is None or isinstance(hit[0], VectorOperand):
+                    return None
+                cacheable = cacheable and element in cache
+            elements.append(hit[0])
+            gaps.append(hit[1])
+        out = (VectorOperand(tuple(elements), tuple(gaps)), trail)
+        if cacheable:
+            cache[piece] = out
         return out
 
     # ----------------------------------------------------------------- expressions

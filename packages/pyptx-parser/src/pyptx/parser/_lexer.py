@@ -73,7 +73,7 @@ _NUM = (
 # address [base(+|-)offset], with the spaces around it.
 OPERAND_PIECE = re.compile(
     r"([ \t]*)(?:"
-    r"(%[\w$]+)"
+    r"(%[\w$]+(?:\.[xyzw])?)"
     r"|(-?(?:" + _NUM + r"))"
     r"|([A-Za-z_$][\w$]*)"
     r"|\[([ \t]*)(?:(%[\w$]+)|([A-Za-z_$][\w$]*))"
@@ -83,26 +83,31 @@ OPERAND_PIECE = re.compile(
 
 # A one-line brace vector of simple operands, e.g. ``{%f1, %f2, %f3, %f4}``.
 VECTOR_BODY = re.compile(r"\{([^{}()\"/|!@;\n\\]*)\}")
+# A whole operand piece that is such a vector, with the spaces around it.
+VECTOR_PIECE = re.compile(r"([ \t]*)\{([^{}]*)\}([ \t]*)\Z")
+# Comma-separated pieces of an operand segment, keeping each {...} vector whole.
+SEGMENT_PIECES = re.compile(r"(?:[^,{}]|\{[^{}]*\})+")
 
 # One whole-line statement of a function body that needs none of the general rules: its
-# leading trivia holds no comment, and it is an instruction whose operands are all simple
+# leading trivia holds no block comment, and it is an instruction whose operands are all simple
 # (see OPERAND_SEGMENT), a label, or a ``.loc`` without attributes. Groups:
 # 1 lead | 2-6 guard (@ gap ! gap name gap) | 7 mnemonic | 8 operand segment |
 # 9-10 label name, gap before ':' | 11-16 .loc gaps and numbers | 17 trailing trivia.
 FAST_STATEMENT = re.compile(
-    r"([ \t\r\n]*)"
+    r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
     r"(?:"
     r"(?:@([ \t]*)(!?)([ \t]*)(%?[A-Za-z_$][\w$]*)([ \t]+))?"
     r"([A-Za-z_][\w]*(?:\.[\w:]+)*)"
-    r"((?:[ \t][^;\n{}()\"/|!@\\:]*)?);"
+    r"((?:[ \t][^;\n()\"/|!@\\:]*)?);"
     r"|([A-Za-z_$][\w$]*)([ \t]*):(?!:)"
     r"|\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])"
     r")"
     r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
 )
 
-# A one-line ``.section`` data directive with simple values: lead (no comments), type,
+# A one-line ``.section`` data directive with simple values: lead (no block comments), type,
 # values segment, comment; the line must end right after.
 FAST_SECTION_DATA = re.compile(
-    r"([ \t\r\n]*)\.([a-z0-9]+)([ \t][^\n/;{}()\"|!@\\]*)(//[^\n\0]*)?(?=[\n\0])"
+    r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
+    r"\.([a-z0-9]+)([ \t][^\n/;{}()\"|!@\\]*)(//[^\n\0]*)?(?=[\n\0])"
 )

@@ -64,6 +64,7 @@ from ._lexer import (
     MNEMONIC,
     NUMBER,
     OPERAND_SEGMENT,
+    SEGMENT_PIECES,
     VERSION,
 )
 
@@ -240,7 +241,15 @@ class Parser(ExprParser):
         t = self.text
         while True:
             if fast is not None:
-                m = fast(t, self.pos)
+                pos = self.pos
+                if t[pos] == "\n":
+                    nl = t.find("\n", pos + 1)
+                    item = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
+                    if item is not None:
+                        items.append(item)
+                        self.pos = nl if nl >= 0 else len(t) - 1
+                        continue
+                m = fast(t, pos)
                 if m is not None:
                     key = m.group()
                     item = cache.get(key)
@@ -601,9 +610,17 @@ class Parser(ExprParser):
         cache = self._statement_cache
         while True:
             if fast is not None:
-                # Consecutive one-line statements, without leaving this loop.
+                # Consecutive one-line statements, without leaving this loop. A line seen
+                # before (same text, lead included) is the same node: look it up first.
                 pos = self.pos
                 while True:
+                    if t[pos] == "\n":
+                        nl = t.find("\n", pos + 1)
+                        node = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
+                        if node is not None:
+                            append(node)
+                            pos = nl if nl >= 0 else len(t) - 1
+                            continue
                     m = fast(t, pos)
                     if m is None:
                         break
@@ -683,7 +700,14 @@ class Parser(ExprParser):
             operands = []
             gaps = [lead]
             cache = self._piece_cache
-            for piece in segment.split(","):
+            if "{" in segment:
+                pieces = SEGMENT_PIECES.findall(segment)
+                if ",".join(pieces) != segment:
+                    self.opcode = ""
+                    return None  # an empty operand or stray brace: the general rules report it
+            else:
+                pieces = segment.split(",")
+            for piece in pieces:
                 hit = cache.get(piece)
                 if hit is None:
                     hit = self.fast_piece(piece)
