@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import platform
 import sys
 import time
@@ -54,6 +55,31 @@ def _report(label: str, texts: list[str], repeat: int) -> None:
     )
 
 
+def machine_header(argv: list[str]) -> str:
+    """One line naming the CPU, Python, date, commit and command, for docs/performance.md."""
+    import datetime
+    import subprocess
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+        ).stdout.strip()
+    except OSError:
+        commit = "unknown"
+    cores = os.cpu_count()
+    return (
+        f"{cpu}, {cores} cores, Python {platform.python_version()}, "
+        f"{datetime.date.today().isoformat()}, commit {commit or 'unknown'}, "
+        f"command: python {' '.join(argv)}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -66,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no .ptx files under {args.corpus}", file=sys.stderr)
         return 2
     texts = [p.read_text(encoding="utf-8") for p in paths]
-    print(f"python {platform.python_version()} on {platform.machine()}, {args.repeat} passes")
+    print(machine_header(sys.argv))
+    print(f"best of {args.repeat} passes")
     _report("all files", texts, args.repeat)
     big = max(range(len(paths)), key=lambda i: len(texts[i]))
     _report(f"largest: {paths[big].name}"[:28], [texts[big]], args.repeat)

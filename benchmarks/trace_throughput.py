@@ -13,6 +13,7 @@ Prints PTX lines/s and MB/s for trace + emit (best of R).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -75,6 +76,31 @@ def make_gemm(k_steps: int):  # type: ignore[no-untyped-def]
     return gemm_mainloop
 
 
+def machine_header(argv: list[str]) -> str:
+    """One line naming the CPU, Python, date, commit and command, for docs/performance.md."""
+    import datetime
+    import subprocess
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+        ).stdout.strip()
+    except OSError:
+        commit = "unknown"
+    cores = os.cpu_count()
+    return (
+        f"{cpu}, {cores} cores, Python {platform.python_version()}, "
+        f"{datetime.date.today().isoformat()}, commit {commit or 'unknown'}, "
+        f"command: python {' '.join(argv)}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -89,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         text = k.ptx()
         best = min(best, time.perf_counter() - t0)
     lines = text.count("\n")
-    print(f"python {platform.python_version()} on {platform.machine()}, best of {args.repeat}")
+    print(machine_header(sys.argv))
+    print(f"best of {args.repeat} runs")
     print(
         f"unrolled sm_80 GEMM mainloop, {args.k_steps} K steps: {lines} PTX lines, "
         f"{len(text) / 1e6:.2f} MB in {best * 1e3:.0f} ms -> {lines / best:,.0f} lines/s, "
