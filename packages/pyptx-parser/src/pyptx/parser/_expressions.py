@@ -76,6 +76,8 @@ class ExprParser:
         self.reg_ranges: dict[str, int] = {}
         self.guessed_labels: set[str] = set()
         self.guessed_symbols: set[str] = set()
+        # How many bare identifiers were classified so far (they depend on the context).
+        self.bare_names_seen = 0
         self._reg_cache: dict[str, Register] = {}
         self._imm_cache: dict[str, Immediate] = {}
         self._piece_cache: dict[str, tuple[Operand, str]] = {}
@@ -519,6 +521,7 @@ class ExprParser:
 
     def bare_name(self, name: str, lead: str) -> Expr:
         """Classify an identifier without ``%``: label, register, ``generic(...)`` or symbol."""
+        self.bare_names_seen += 1
         t = self.text
         if name == "generic":
             p0 = self.pos

@@ -77,6 +77,8 @@ _QUALIFIERS[".ptr"] = PtrQualifier()
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
 _FUNCTION_KINDS = {".entry": FunctionKind.ENTRY, ".func": FunctionKind.FUNC}
 _SECTION_TYPES = {t.value: t for t in PtxType}
+# Statements whose tree depends only on their own text (given no bare identifiers).
+_CONTEXT_FREE = (Instruction, VariableDecl, Loc, Pragma)
 _SIMPLE_VALUES = (Immediate, Symbol)
 _DECL_STARTS = frozenset(
     "." + w
@@ -633,16 +635,37 @@ class Parser(ExprParser):
                     append(node)
                     pos = m.end()
                 self.pos = pos
+            start = self.pos
             g = self.ws()
             c = t[self.pos]
             if c == "}":
                 break
             if self.pos >= self.n:
                 self.error("missing '}' to close this '{'", open_pos)
-            append(self.body_statement(g))
+            bare = self.bare_names_seen
+            node = self.body_statement(g)
+            append(node)
+            if fast is not None and bare == self.bare_names_seen:
+                self._remember_line(start, node)
         self.pos += 1
         self.depth -= 1
         return Block(tuple(statements), (lead, g, self.trailing()))
+
+    def _remember_line(self, start: int, node: Node) -> None:
+        """Remember a statement the general rules parsed, for repeats of its line.
+
+        Only one whole line whose meaning does not depend on the function around it is kept.
+        """
+        text = self.text
+        if text[start] != "\n" or text.find("\n", start + 1, self.pos) >= 0:
+            return
+        if not isinstance(node, _CONTEXT_FREE):
+            return
+        if isinstance(node, VariableDecl) and StateSpace.REG in node.qualifiers and any(
+            not d.name.startswith("%") for d in node.declarators
+        ):
+            return  # declares bare register names: it changes how later lines read
+        self._statement_cache[text[start : self.pos]] = node
 
     def fast_statement(self, groups: tuple[Any, ...], key: str) -> Node | None:
         """Build the node for a :data:`FAST_STATEMENT` match, or ``None`` to use the rules.
