@@ -661,8 +661,10 @@ class Parser(ExprParser):
             return
         if not isinstance(node, _CONTEXT_FREE):
             return
-        if isinstance(node, VariableDecl) and StateSpace.REG in node.qualifiers and any(
-            not d.name.startswith("%") for d in node.declarators
+        if (
+            isinstance(node, VariableDecl)
+            and StateSpace.REG in node.qualifiers
+            and any(not d.name.startswith("%") for d in node.declarators)
         ):
             return  # declares bare register names: it changes how later lines read
         self._statement_cache[text[start : self.pos]] = node
