@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from pyptx.dsl.kernel import find_tool
-
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
 
 
 @pytest.fixture(scope="session")

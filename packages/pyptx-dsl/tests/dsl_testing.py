@@ -1,4 +1,4 @@
-"""Helpers for the DSL tests (importable: conftest puts this directory on sys.path)."""
+"""Helpers for the DSL tests (pytest puts this directory on sys.path)."""
 
 from __future__ import annotations
 

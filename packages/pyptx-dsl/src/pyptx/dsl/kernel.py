@@ -26,6 +26,7 @@ from pyptx.ir import (
     FunctionDirectiveKind,
     FunctionKind,
     Immediate,
+    Instruction,
     Linkage,
     Module,
     Node,
@@ -349,8 +350,6 @@ class Kernel:
         directives = self._directives()
         statements: list[Node] = [*trace.reg_decls(), *shared, *body]
         if not body or not _ends_with_exit(body):
-            from pyptx.ir import Instruction
-
             statements.append(Instruction("ret"))
         fn = Function(
             FunctionKind.ENTRY,
@@ -458,8 +457,6 @@ def _runtime() -> object | None:
 
 
 def _ends_with_exit(body: list[Node]) -> bool:
-    from pyptx.ir import Instruction
-
     last = body[-1]
     return (
         isinstance(last, Instruction) and last.opcode in ("ret", "exit") and last.predicate is None

@@ -15,6 +15,7 @@ from pyptx.ir import (
     Immediate,
     LabelRef,
     Negated,
+    Node,
     Operand,
     ParenExpr,
     ParenList,
@@ -81,6 +82,9 @@ class ExprParser:
         self._reg_cache: dict[str, Register] = {}
         self._imm_cache: dict[str, Immediate] = {}
         self._piece_cache: dict[str, tuple[Operand, str]] = {}
+        # Whole-line statements by their exact text (lead and trailing included); nodes are
+        # immutable values, so identical lines can share one node.
+        self._statement_cache: dict[str, Node] = {}
 
     # ----------------------------------------------------------------- diagnostics
 

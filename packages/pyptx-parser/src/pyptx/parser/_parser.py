@@ -10,15 +10,10 @@ from typing import Any
 
 from pyptx.ir import (
     SPECIAL_REGISTERS,
-    AddressSize,
-    Alias,
     Align,
     Block,
-    BranchTargets,
     CallPrototype,
-    CallTargets,
     Declarator,
-    File,
     Function,
     FunctionDirective,
     FunctionDirectiveKind,
@@ -29,8 +24,6 @@ from pyptx.ir import (
     LabelRef,
     Linkage,
     Loc,
-    LocFunctionName,
-    LocInlinedAt,
     Module,
     Node,
     Param,
@@ -40,32 +33,24 @@ from pyptx.ir import (
     PtxType,
     Register,
     Rewriter,
-    Section,
-    SectionData,
     SpecialRegister,
     StateSpace,
-    StringLiteral,
     Symbol,
-    Target,
     VarAttribute,
     VariableDecl,
     VectorWidth,
-    Version,
 )
 from pyptx.ir.declarations import DeclQualifier
 
-from ._expressions import ExprParser
+from ._directives import DirectiveParser
 from ._lexer import (
     DIRECTIVE,
-    FAST_SECTION_DATA,
     FAST_STATEMENT,
-    IDENT,
     LABEL,
     MNEMONIC,
     NUMBER,
     OPERAND_SEGMENT,
     SEGMENT_PIECES,
-    VERSION,
 )
 
 _QUALIFIERS: dict[str, DeclQualifier] = {}
@@ -76,10 +61,8 @@ _QUALIFIERS.update({f".v{n}": VectorWidth(n) for n in (2, 4, 8)})
 _QUALIFIERS[".ptr"] = PtrQualifier()
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
 _FUNCTION_KINDS = {".entry": FunctionKind.ENTRY, ".func": FunctionKind.FUNC}
-_SECTION_TYPES = {t.value: t for t in PtxType}
 # Statements whose tree depends only on their own text (given no bare identifiers).
 _CONTEXT_FREE = (Instruction, VariableDecl, Loc, Pragma)
-_SIMPLE_VALUES = (Immediate, Symbol)
 _DECL_STARTS = frozenset(
     "." + w
     for w in (
@@ -117,15 +100,12 @@ class _FixSymbols(Rewriter):
         return node
 
 
-class Parser(ExprParser):
+class Parser(DirectiveParser):
     """Parses one PTX source text into a :class:`~pyptx.ir.Module`."""
 
     def __init__(self, text: str, filename: str, fast: bool = True) -> None:
         super().__init__(text, filename, fast)
         self._mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
-        # Whole-line statements by their exact text (lead and trailing included); nodes are
-        # immutable values, so identical lines can share one node.
-        self._statement_cache: dict[str, Node] = {}
         self._top = {
             ".version": self.version,
             ".target": self.target,
@@ -170,184 +150,6 @@ class Parser(ExprParser):
         if word in _FUNCTION_KINDS or word in _QUALIFIERS:
             return self.declaration(lead, top=True)
         self.error(f"unknown directive {word!r} at module scope", length=len(word))
-
-    def version(self, lead: str) -> Version:
-        g = self.ws()
-        m = VERSION.match(self.text, self.pos)
-        if not m:
-            self.expected("a version number like 8.7 after .version")
-        self.pos = m.end()
-        return Version(int(m.group(1)), int(m.group(2)), (lead, g, self.trailing()))
-
-    def target(self, lead: str) -> Target:
-        gaps = [lead, self.ws()]
-        names = [self.ident("a target name such as sm_90a")]
-        while True:
-            p0 = self.pos
-            g = self.ws()
-            if self.text[self.pos] != ",":
-                self.pos = p0
-                break
-            self.pos += 1
-            gaps += (g, self.ws())
-            names.append(self.ident("a target name after ','"))
-        gaps.append(self.trailing())
-        return Target(tuple(names), tuple(gaps))
-
-    def address_size(self, lead: str) -> AddressSize:
-        g = self.ws()
-        bits = self.integer()
-        if bits not in (32, 64):
-            self.error(f".address_size must be 32 or 64, got {bits}", self.pos - len(str(bits)))
-        return AddressSize(bits, (lead, g, self.trailing()))
-
-    def file(self, lead: str) -> File:
-        gaps = [lead, self.ws()]
-        index = self.integer()
-        g = self.ws()
-        if self.text[self.pos] != '"':
-            self.expected("a quoted file name after the .file index")
-        path = self.string(g)
-        extras: list[Immediate] = []
-        while True:
-            p0 = self.pos
-            g = self.ws()
-            if self.text[self.pos] != ",":
-                self.pos = p0
-                break
-            gaps.append(g)
-            self.pos += 1
-            lead2 = self.ws()
-            m = NUMBER.match(self.text, self.pos)
-            if not m:
-                self.expected("a number (timestamp or size) in .file")
-            self.pos = m.end()
-            extras.append(Immediate(m.group(), (lead2,)))
-        gaps.append(self.trailing())
-        return File(index, path, tuple(extras), tuple(gaps))
-
-    def section(self, lead: str) -> Section:
-        gaps = [lead, self.ws()]
-        m = DIRECTIVE.match(self.text, self.pos) or IDENT.match(self.text, self.pos)
-        if not m:
-            self.expected("a section name such as .debug_info")
-        self.pos = m.end()
-        name = m.group()
-        gaps.append(self.ws())
-        open_pos = self.pos
-        self.expect("{", "'{' to open the section body")
-        items: list[Node] = []
-        self.in_section = True
-        fast = FAST_SECTION_DATA.match if self.fast else None
-        cache = self._statement_cache
-        t = self.text
-        while True:
-            if fast is not None:
-                pos = self.pos
-                if t[pos] == "\n":
-                    nl = t.find("\n", pos + 1)
-                    item = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
-                    if item is not None:
-                        items.append(item)
-                        self.pos = nl if nl >= 0 else len(t) - 1
-                        continue
-                m = fast(t, pos)
-                if m is not None:
-                    key = m.group()
-                    item = cache.get(key)
-                    if item is None:
-                        item = self.fast_section_data(m.groups())
-                        if item is not None:
-                            cache[key] = item
-                    if item is not None:
-                        self.pos = m.end()
-                        items.append(item)
-                        continue
-            g = self.ws()
-            c = t[self.pos]
-            if c == "}":
-                break
-            if self.pos >= self.n:
-                self.error("missing '}' to close this .section", open_pos)
-            if c == ".":
-                items.append(self.section_data(g))
-            else:
-                items.append(self.label(g))
-        self.in_section = False
-        self.pos += 1
-        gaps += (g, self.trailing())
-        return Section(name, tuple(items), tuple(gaps))
-
-    def fast_section_data(self, groups: tuple[Any, ...]) -> SectionData | None:
-        """Build a one-line data directive of simple values, or return ``None``."""
-        lead, name, segment, comment = groups
-        ty = _SECTION_TYPES.get(name)
-        if ty is None:
-            return None
-        gaps = [lead]
-        values = []
-        for piece in segment.split(","):
-            hit = self.fast_piece(piece)
-            if hit is None or not isinstance(hit[0], _SIMPLE_VALUES):
-                return None
-            values.append(hit[0])
-            gaps.append(hit[1])
-        if comment:
-            gaps[-1] += comment
-        return SectionData(ty, tuple(values), tuple(gaps))
-
-    def section_data(self, lead: str) -> SectionData:
-        m = DIRECTIVE.match(self.text, self.pos)
-        ty = PtxType.from_name(m.group()) if m else None
-        if m is None or ty is None:
-            self.expected("a data directive such as .b8 or .b32 in a .section")
-        self.pos = m.end()
-        gaps = [lead]
-        values = [self.expr(self.ws(), 1, True)]
-        while True:
-            p0 = self.pos
-            g = self.ws()
-            if self.text[self.pos] != ",":
-                self.pos = p0
-                break
-            gaps.append(g)
-            self.pos += 1
-            values.append(self.expr(self.ws(), 1, True))
-        gaps.append(self.trailing())
-        return SectionData(ty, tuple(values), tuple(gaps))
-
-    def pragma(self, lead: str) -> Pragma:
-        gaps = [lead]
-        values: list[StringLiteral] = []
-        g = self.ws()
-        while True:
-            if self.text[self.pos] != '"':
-                self.expected("a quoted pragma string")
-            values.append(self.string(g))
-            g = self.ws()
-            if self.text[self.pos] != ",":
-                break
-            gaps.append(g)
-            self.pos += 1
-            g = self.ws()
-        gaps.append(g)
-        self.expect(";", "';' after the .pragma strings")
-        gaps.append(self.trailing())
-        return Pragma(tuple(values), tuple(gaps))
-
-    def alias(self, lead: str) -> Alias:
-        gaps = [lead, self.ws()]
-        a = self.ident("the alias name")
-        gaps.append(self.ws())
-        self.expect(",", "',' between the alias and the aliased function")
-        gaps.append(self.ws())
-        b = self.ident("the aliased function name")
-        gaps.append(self.ws())
-        self.expect(";", "';' after .alias")
-        gaps.append(self.trailing())
-        return Alias(a, b, tuple(gaps))
-
-    # ----------------------------------------------------------------- declarations
 
     def qualifiers(self, lead: str) -> tuple[list[DeclQualifier], list[str], str, str | None]:
         """Parse declaration qualifiers.
@@ -780,16 +582,6 @@ class Parser(ExprParser):
             return self.label(lead)
         return self.instruction(lead)
 
-    def label(self, lead: str) -> Label:
-        m = LABEL.match(self.text, self.pos)
-        if m is None:
-            self.expected("a label ('name:') or a data directive")
-        self.pos = m.end()
-        name = m.group(1)
-        if self.in_function:
-            self.labels.add(name)
-        return Label(name, (lead, m.group(2), self.trailing()))
-
     def instruction(self, lead: str) -> Instruction:
         t = self.text
         predicate = None
@@ -868,69 +660,6 @@ class Parser(ExprParser):
     def _after_semicolon(self, end: int) -> str:
         self.pos = end
         return self.trailing()
-
-    def loc(self, lead: str) -> Loc:
-        gaps = [lead]
-        nums = []
-        for _ in range(3):
-            gaps.append(self.ws())
-            nums.append(self.integer())
-        attrs: list[Node] = []
-        while True:
-            p0 = self.pos
-            g = self.ws()
-            if self.text[self.pos] != ",":
-                self.pos = p0
-                break
-            self.pos += 1
-            g2 = self.ws()
-            word = self.ident("function_name or inlined_at")
-            if word == "function_name":
-                attrs.append(LocFunctionName(self.unary(self.ws()), (g, g2)))
-            elif word == "inlined_at":
-                ig = [g, g2]
-                inums = []
-                for _ in range(3):
-                    ig.append(self.ws())
-                    inums.append(self.integer())
-                attrs.append(LocInlinedAt(inums[0], inums[1], inums[2], tuple(ig)))
-            else:
-                self.error(
-                    f"expected function_name or inlined_at in .loc, got {word!r}",
-                    self.pos - len(word),
-                    len(word),
-                )
-        gaps.append(self.trailing())
-        return Loc(nums[0], nums[1], nums[2], tuple(attrs), tuple(gaps))  # type: ignore[arg-type]
-
-    def _name_list(self, lead: str, opcode: str, what: str) -> tuple[list[Any], list[str]]:
-        gaps = [lead]
-        self.opcode = opcode
-        items = [self.unary(self.ws())]
-        while True:
-            g = self.ws()
-            c = self.text[self.pos]
-            if c == ",":
-                gaps.append(g)
-                self.pos += 1
-                items.append(self.unary(self.ws()))
-            elif c == ";":
-                gaps.append(g)
-                self.pos += 1
-                break
-            else:
-                self.expected(f"',' or ';' in {what}")
-        self.opcode = ""
-        gaps.append(self.trailing())
-        return items, gaps
-
-    def branch_targets(self, lead: str) -> BranchTargets:
-        items, gaps = self._name_list(lead, "bra", ".branchtargets")
-        return BranchTargets(tuple(items), tuple(gaps))
-
-    def call_targets(self, lead: str) -> CallTargets:
-        items, gaps = self._name_list(lead, "call", ".calltargets")
-        return CallTargets(tuple(items), tuple(gaps))
 
     def call_prototype(self, lead: str) -> CallPrototype:
         gaps = [lead]
