@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quickstart: install pyptx into ./.venv, trace the bundled example kernel, print its PTX and
-# assemble it with ptxas, then parse and re-emit the bundled PTX file.
+# assemble it with ptxas, then parse and re-emit the bundled PTX file, and transpile that file
+# to pyptx Python and check that the Python re-emits it byte for byte.
 #
 #   ./scripts/quickstart.sh [KERNEL.py [FILE.ptx]]
 #
@@ -43,3 +44,15 @@ echo "quickstart: pyptx ptx ${KERNEL_FILE#"$ROOT"/} --check"
 echo
 echo "quickstart: python -m pyptx.parser ${PTX_FILE#"$ROOT"/}"
 "$VENV/bin/python" -m pyptx.parser "$PTX_FILE"
+
+PORT="$VENV/quickstart_port.py"
+echo
+echo "quickstart: pyptx transpile ${PTX_FILE#"$ROOT"/} -o ${PORT#"$ROOT"/}"
+"$VENV/bin/pyptx" transpile "$PTX_FILE" -o "$PORT"
+if "$VENV/bin/python" "$PORT" | cmp -s - "$PTX_FILE"; then
+    echo "quickstart: the generated Python ($(wc -l < "$PORT") lines) re-emits" \
+        "${PTX_FILE#"$ROOT"/} byte for byte"
+else
+    echo "quickstart: the generated Python does not re-emit ${PTX_FILE#"$ROOT"/}" >&2
+    exit 1
+fi

@@ -184,7 +184,25 @@ def test_wait_is_the_documented_spin_loop(assemble) -> None:  # type: ignore[no-
     ]
     assemble(k.ptx())
     documented = ptx.MULTI_INSTRUCTION_HELPERS["ptx.mbarrier.wait"]
-    assert "mbarrier.try_wait.parity" in documented and "@!p bra $L__mbar_wait_N" in documented
+    assert (
+        "mbarrier.try_wait.parity" in documented and "@!p bra[.uni] $L__mbar_wait_N" in documented
+    )
+
+
+def test_wait_can_name_its_predicate_and_branch_uniformly(assemble) -> None:  # type: ignore[no-untyped-def]
+    @kernel(arch="sm_90a")
+    def k():
+        bars = smem.mbarrier(1)
+        done = reg.scalar(pred)
+        ptx.mbarrier.wait(bars[0], 0, dst=done, uni=True)
+
+    lines = body(k.ptx())
+    assert lines[:3] == [
+        "$L__mbar_wait_0:",
+        "mbarrier.try_wait.parity.shared.b64 %p0, [mbar_0], 0;",
+        "@!%p0 bra.uni $L__mbar_wait_0;",
+    ]
+    assemble(k.ptx())
 
 
 def test_register_addresses_are_accepted(assemble) -> None:  # type: ignore[no-untyped-def]

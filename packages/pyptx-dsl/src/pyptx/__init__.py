@@ -1,7 +1,8 @@
 """pyptx: write NVIDIA PTX from Python.
 
 This top-level package belongs to the ``pyptx-dsl`` distribution and holds the public DSL
-API: ``kernel``, ``reg``, ``smem``, ``ptx``, ``Tile``, ``Layout``, ``intrinsic``.
+API: ``kernel``, ``reg``, ``smem``, ``ptx``, ``Tile``, ``Layout``, ``intrinsic``, and
+``PtxModule`` for verbatim multi-function modules (what the transpiler writes).
 
 Typical use::
 
@@ -43,6 +44,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "TensorArg": ("pyptx.dsl.kernel", "TensorArg"),
     "kernel": ("pyptx.dsl.kernel", "kernel"),
     "Layout": ("pyptx.dsl.tile", "Layout"),
+    "PtxFunction": ("pyptx.dsl.module", "PtxFunction"),
+    "PtxModule": ("pyptx.dsl.module", "PtxModule"),
     "Tile": ("pyptx.dsl.tile", "Tile"),
 }
 
@@ -68,4 +71,5 @@ if TYPE_CHECKING:
     from .dsl.errors import PtxDslError  # noqa: F401
     from .dsl.intrinsic import intrinsic  # noqa: F401
     from .dsl.kernel import Kernel, TensorArg, kernel  # noqa: F401
+    from .dsl.module import PtxFunction, PtxModule  # noqa: F401
     from .dsl.tile import Layout, Tile  # noqa: F401

@@ -6,6 +6,8 @@ Subcommands:
         ``--check``, also assemble each with ptxas and report the result.
     parse FILE.ptx
         Parse a PTX file, re-emit it and print a summary (as ``python -m pyptx.parser``).
+    transpile FILE.ptx [--sugar] [--name NAME | --name OLD=NEW ...] [-o OUT.py]
+        Turn PTX into pyptx Python (as ``python -m pyptx.codegen``).
 
 Exit status: 0 on success, 1 when a check fails, 2 on bad input.
 """
@@ -17,6 +19,8 @@ import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
+
+from .codegen.cli import add_arguments, run
 
 __all__ = ["main"]
 
@@ -113,5 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     q = sub.add_parser("parse", help="parse a PTX file and summarize it")
     q.add_argument("file")
     q.set_defaults(run=_cmd_parse)
+    t = sub.add_parser("transpile", help="turn a PTX file into pyptx Python")
+    add_arguments(t)
+    t.set_defaults(run=run)
     args = ap.parse_args(argv)
     return int(args.run(args))

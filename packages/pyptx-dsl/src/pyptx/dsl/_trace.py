@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pyptx.ir import (
+    Block,
     Declarator,
     Instruction,
     Label,
@@ -31,7 +32,7 @@ from .errors import PtxDslError, user_location
 if TYPE_CHECKING:
     from .regs import Reg
 
-__all__ = ["Trace", "current", "tracing"]
+__all__ = ["BlockRecord", "Trace", "current", "tracing"]
 
 _CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar("pyptx_trace", default=None)
 
@@ -105,6 +106,13 @@ class ScopeRecord:
 
 
 @dataclass
+class BlockRecord:
+    """A ``{ ... }`` scope opened with ``ptx.block()``, kept as a nested block."""
+
+    body: list[object] = field(default_factory=list)
+
+
+@dataclass
 class Trace:
     """Everything one kernel trace accumulates.
 
@@ -131,12 +139,21 @@ class Trace:
     cache: dict[object, object] = field(default_factory=dict)
     prologue: list[object] = field(default_factory=list)
     param_types: dict[str, PtxType] = field(default_factory=dict)
+    check: bool = True
+    verbatim: bool = False
+    label_scopes: list[set[str]] = field(default_factory=lambda: [set()])
+
+    @property
+    def fresh_prefix(self) -> str:
+        """Prepended to DSL-allocated register names; distinct from nvcc's in verbatim code."""
+        return "%pyptx_" if self.verbatim else "%"
 
     # ------------------------------------------------------------------ registers
 
     def new_reg(self, ty: PtxType) -> str:
         """Allocate a fresh register name for logical type ``ty``."""
         storage, prefix = _storage(ty)
+        prefix = self.fresh_prefix + prefix[1:]
         n = self.counts.get(prefix, 0)
         self.counts[prefix] = n + 1
         self.storage[prefix] = storage
@@ -147,7 +164,8 @@ class Trace:
     def reg_decls(self) -> list[VariableDecl]:
         """The ``.reg .type %prefix<N>;`` declarations for every register allocated."""
         out = []
-        for prefix in STORAGE_ORDER:
+        for base in STORAGE_ORDER:
+            prefix = self.fresh_prefix + base[1:]
             if prefix in self.counts:
                 decl = Declarator(prefix, range_count=self.counts[prefix])
                 out.append(VariableDecl((StateSpace.REG, self.storage[prefix]), (decl,)))
@@ -187,6 +205,14 @@ class Trace:
         Raises:
             PtxDslError: the label is already placed in this kernel.
         """
+        if self.verbatim:
+            # Verbatim PTX scopes labels per { } block (inline asm reuses label names).
+            if name in self.label_scopes[-1]:
+                raise PtxDslError(f"label {name!r} is placed twice in the same block")
+            self.label_scopes[-1].add(name)
+            self.labels_defined[name] = user_location()
+            self.append(Label(name))
+            return
         if name in self.labels_defined:
             where = self.labels_defined[name]
             at = f" (first placed at {where[0]}:{where[1]})" if where else ""
@@ -209,7 +235,8 @@ class Trace:
         """Add an instruction after checking it against the ISA table."""
         from .validate import check_instruction
 
-        check_instruction(self, insn)
+        if self.check:
+            check_instruction(self, insn)
         self.instructions.append(insn)
         self.append(insn)
         return insn
@@ -257,6 +284,10 @@ class Trace:
                     out.append(Label(skip))
                     self.flatten(item.otherwise, out)
                     out.append(Label(end))
+            elif isinstance(item, BlockRecord):
+                inner: list[Node] = []
+                self.flatten(item.body, inner)
+                out.append(Block(tuple(inner)))
             elif isinstance(item, ScopeRecord):
                 start = len(out)
                 self.flatten(item.body, out)
@@ -274,6 +305,8 @@ class Trace:
             PtxDslError: at the user's line that referenced a label never placed.
         """
         placed = {s.name for s in statements if isinstance(s, Label)}
+        if self.verbatim:
+            placed.update(self.labels_defined)
         for name, where in self.labels_used.items():
             if name not in placed:
                 raise PtxDslError(

@@ -48,7 +48,7 @@ from .operands import emit_inst
 from .regs import Reg, _new
 from .tile import Tile
 
-__all__ = ["DYNAMIC_SMEM_THRESHOLD", "Kernel", "TensorArg", "kernel"]
+__all__ = ["DYNAMIC_SMEM_THRESHOLD", "Kernel", "TensorArg", "assemble", "kernel"]
 
 DYNAMIC_SMEM_THRESHOLD = 48 * 1024
 """Static shared memory above this many bytes switches the kernel to dynamic shared memory."""
@@ -395,22 +395,8 @@ class Kernel:
         """
         from pyptx.emitter import emit
 
-        ptxas = find_tool("ptxas")
-        if ptxas is None:
-            raise PtxDslError(
-                "assembling needs ptxas; install the CUDA toolkit or `pip install nvidia-cuda-nvcc`"
-            )
         module = self.module(**kwargs)
-        arch = module.targets[0]
-        with tempfile.TemporaryDirectory() as d:
-            src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
-            src.write_text(emit(module))
-            r = subprocess.run(
-                [ptxas, f"-arch={arch}", "-o", str(out), str(src)], capture_output=True, text=True
-            )
-            if r.returncode != 0:
-                raise PtxDslError(f"ptxas rejected {self.name}: {r.stderr.strip()}")
-            return out.read_bytes()
+        return assemble(emit(module), module.targets[0], self.name)
 
     def sass(self, **kwargs: Any) -> str:
         """Assemble with ptxas and disassemble with nvdisasm; return the SASS text.
@@ -446,6 +432,28 @@ class Kernel:
                 "(pip install pyptx-runtime); use .ptx() to get the PTX text"
             )
         return launch(self, *args, **kwargs)
+
+
+def assemble(ptx: str, arch: str, name: str) -> bytes:
+    """Assemble PTX text with ptxas for ``arch`` and return the cubin bytes.
+
+    Raises:
+        PtxDslError: ptxas is not installed, or it rejects the PTX (its message included).
+    """
+    ptxas = find_tool("ptxas")
+    if ptxas is None:
+        raise PtxDslError(
+            "assembling needs ptxas; install the CUDA toolkit or `pip install nvidia-cuda-nvcc`"
+        )
+    with tempfile.TemporaryDirectory() as d:
+        src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
+        src.write_text(ptx)
+        r = subprocess.run(
+            [ptxas, f"-arch={arch}", "-o", str(out), str(src)], capture_output=True, text=True
+        )
+        if r.returncode != 0:
+            raise PtxDslError(f"ptxas rejected {name}: {r.stderr.strip()}")
+        return out.read_bytes()
 
 
 def _runtime() -> object | None:

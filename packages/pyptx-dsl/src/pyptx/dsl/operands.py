@@ -133,6 +133,12 @@ def _guard(pred: object) -> Predicate | None:
         return None
     if isinstance(pred, NotPred) and isinstance(pred.reg, Reg):
         return Predicate(Register(pred.reg.name), negated=True)
+    if isinstance(pred, Register):
+        return Predicate(pred)
+    if isinstance(pred, Negated) and isinstance(pred.operand, Register):
+        return Predicate(pred.operand, negated=True)
+    if isinstance(pred, NotPred) and isinstance(pred.reg, Register):
+        return Predicate(pred.reg, negated=True)
     if isinstance(pred, Reg):
         if pred.type is not PtxType.PRED:
             raise PtxDslError(

@@ -12,6 +12,10 @@ Every function here emits exactly one PTX instruction, except the helpers listed
 * ``ptx.special.<name>()``: special-register operands (``ptx.special.tid.x()``).
 * ``ptx.addr(base, offset)``: an address operand.
 * ``ptx.param(name)``: a scalar kernel parameter (``raw_params``) loaded into a register.
+* ``ptx.declare`` / ``ptx.block`` / ``ptx.args`` / ``ptx.operand`` / ``ptx.imm`` / ``ptx.sym`` /
+  ``ptx.label_ref`` / ``ptx.instruction``: verbatim PTX (declarations placed where written,
+  operands in their PTX spelling), the vocabulary of transpiled code; see
+  :mod:`pyptx.dsl.verbatim` and :class:`pyptx.PtxModule`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ..dsl.kernel import param
 from ..dsl.operands import addr, emit_inst
 from ..dsl.raw import raw
 from ..dsl.special import special
+from ..dsl.verbatim import args, block, declare, imm, instruction, label_ref, operand, sym
 from . import (
     _arith,
     _atomic,
@@ -61,19 +66,27 @@ def exit(*, pred: object = None) -> None:
 __all__ = [
     "MULTI_INSTRUCTION_HELPERS",
     "addr",
+    "args",
+    "block",
     "bra",
+    "declare",
     "else_",
     "exit",
     "if_",
+    "imm",
     "inst",
+    "instruction",
     "label",
+    "label_ref",
     "loop",
     "new_label",
+    "operand",
     "param",
     "range_",
     "raw",
     "ret",
     "special",
+    "sym",
 ]
 
 

@@ -25,7 +25,7 @@ __all__ = ["mbarrier"]
 
 MULTI_INSTRUCTION: dict[str, str] = {
     "ptx.mbarrier.wait": "$L__mbar_wait_N: mbarrier.try_wait.parity[.sem.scope][.space].b64 p, "
-    "[bar], phase[, hint]; @!p bra $L__mbar_wait_N;",
+    "[bar], phase[, hint]; @!p bra[.uni] $L__mbar_wait_N;",
 }
 """The mbarrier helpers that emit more than one instruction, with exactly what they emit."""
 
@@ -530,6 +530,8 @@ class Mbarrier:
         sem: str | None = None,
         scope: str | None = None,
         space: str | None = "shared",
+        dst: Reg | None = None,
+        uni: bool = False,
     ) -> None:
         """Block until the phase with parity ``phase`` completes: a ``try_wait.parity`` loop.
 
@@ -537,16 +539,19 @@ class Mbarrier:
 
             $L__mbar_wait_N:
             mbarrier.try_wait.parity{.sem.scope}{.space}.b64 p, [bar], phase{, hint};
-            @!p bra $L__mbar_wait_N;
+            @!p bra{.uni} $L__mbar_wait_N;
 
-        Guard it with ``ptx.if_`` rather than a predicate. Arguments are those of
-        :meth:`try_wait.parity <_TryWait.parity>`.
+        Guard it with ``ptx.if_`` rather than a predicate. ``dst`` names the predicate
+        register ``p`` (default: a fresh one); ``uni=True`` writes ``bra.uni``. The other
+        arguments are those of :meth:`try_wait.parity <_TryWait.parity>`.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-test-wait-try-wait
         """
         top = label(current().new_label("mbar_wait"))
-        p = self.try_wait.parity(bar, phase, suspend_time_hint, sem=sem, scope=scope, space=space)
-        bra(top, pred=~p)
+        p = self.try_wait.parity(
+            bar, phase, suspend_time_hint, sem=sem, scope=scope, space=space, dst=dst
+        )
+        bra(top, pred=~p, uni=uni)
 
 
 mbarrier = Mbarrier()

@@ -1,0 +1,109 @@
+"""The transpiler entry points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pyptx.ir import Module
+from pyptx.parser import parse
+
+from ._check import passes_checks
+from ._render import RenderOptions, render_module
+from .regions import lower
+
+__all__ = ["module_to_python", "ptx_to_python"]
+
+
+def module_to_python(
+    module: Module,
+    *,
+    python_names: Mapping[str, str] | None = None,
+    source_name: str | None = None,
+    compact: bool = False,
+) -> str:
+    """Python source that rebuilds ``module`` (plain IR, or the output of sugar passes).
+
+    Args:
+        module: the module; codegen regions (:class:`~pyptx.codegen.regions.Loop`) become
+            Python blocks.
+        python_names: Python identifiers for PTX function names.
+        source_name: the input's name, for a comment in the output.
+        compact: write runs of consecutive registers as comprehensions
+            (``[f[i] for i in range(0, 64)]``), as ``sugar=True`` does.
+    """
+    plain = lower(module)
+    options = RenderOptions(
+        python_names=dict(python_names or {}),
+        check=passes_checks(plain),
+        source_name=source_name,
+        compact=compact,
+    )
+    return render_module(module, options, plain)
+
+
+def _kernel_names(module: Module, kernel_name: str | Mapping[str, str] | None) -> dict[str, str]:
+    kernels = [f.name for f in module.functions if f.body is not None and f.is_kernel]
+    if kernel_name is None:
+        return {}
+    if isinstance(kernel_name, str):
+        if len(kernels) != 1:
+            raise ValueError(
+                f"kernel_name={kernel_name!r} needs a single-kernel module; this one has "
+                f"{len(kernels)} ({', '.join(kernels) or 'none'}): pass a mapping "
+                "{ptx_name: python_name}"
+            )
+        return {kernels[0]: kernel_name}
+    unknown = sorted(set(kernel_name) - set(kernels))
+    if unknown:
+        raise ValueError(f"kernel_name: no kernel named {', '.join(unknown)}")
+    return dict(kernel_name)
+
+
+def ptx_to_python(
+    source: str,
+    *,
+    sugar: bool = False,
+    kernel_name: str | Mapping[str, str] | None = None,
+    passes: Sequence[object] | None = None,
+    source_name: str | None = None,
+) -> str:
+    """Transpile PTX text to pyptx Python source.
+
+    Without sugar the generated module re-emits ``source`` byte for byte; with sugar it
+    emits the same program up to a consistent renaming of registers, labels and symbols.
+
+    Args:
+        source: the PTX text.
+        sugar: run :data:`~pyptx.codegen.pipeline.SUGAR_PASSES` and compact operand lists.
+        kernel_name: the Python name of the kernel (single-kernel modules), or a mapping
+            from PTX kernel names to Python names. The PTX names do not change.
+        passes: run these passes instead of the default list (implies nothing else).
+        source_name: the input's name (error messages and a comment in the output).
+
+    Raises:
+        pyptx.parser.PtxSyntaxError: the source is not well-formed PTX.
+        ValueError: ``kernel_name`` does not fit the module.
+    """
+    module = parse(source, source_name or "<ptx>")
+    names = _kernel_names(module, kernel_name)
+    sugared = module
+    if sugar or passes:
+        from .pipeline import SUGAR_PASSES, run_passes
+
+        chosen = passes if passes is not None else SUGAR_PASSES
+        sugared = run_passes(module, chosen)  # type: ignore[arg-type]
+    if sugar:
+        names = _readable_function_names(module, sugared, names)
+    return module_to_python(sugared, python_names=names, source_name=source_name, compact=sugar)
+
+
+def _readable_function_names(
+    before: Module, after: Module, names: dict[str, str]
+) -> dict[str, str]:
+    """Python names for functions: demangled, unless the caller chose one."""
+    from .demangle import readable_name
+
+    out = {}
+    for old, new in zip(before.functions, after.functions, strict=True):
+        out[new.name] = names.get(old.name) or readable_name(new.name)
+    return out

@@ -1,0 +1,82 @@
+"""Python source spellings of PTX-derived text that can never become executable code.
+
+Everything the transpiler copies from PTX into Python (names, strings, statement text,
+comments) goes through this module:
+
+* :func:`identifier` maps a PTX name to ``[A-Za-z_][A-Za-z0-9_]*``, never a keyword;
+* :func:`string` writes a string literal with every quote, backslash and non-printable
+  character escaped, so its contents cannot end the literal;
+* :func:`comment` writes a ``#`` comment with line breaks and control characters escaped, so
+  its contents cannot start a new line of code.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+__all__ = ["comment", "identifier", "string"]
+
+_NOT_IDENT = re.compile(r"[^A-Za-z0-9_]+")
+_PRINTABLE = frozenset(chr(c) for c in range(0x20, 0x7F))
+
+
+def identifier(name: str, default: str = "v") -> str:
+    """A Python identifier spelled like the PTX name ``name`` (``%rd`` -> ``rd``).
+
+    Characters outside ``[A-Za-z0-9_]`` become ``_``; a leading digit gets a ``_`` prefix;
+    keywords get a ``_`` suffix; dunder names lose their leading underscores.
+    """
+    text = _NOT_IDENT.sub("_", name.lstrip("%"))
+    if not text:
+        text = default
+    if text[0].isdigit():
+        text = "_" + text
+    if text.startswith("__") and text.endswith("__"):
+        text = text.strip("_") or default
+    if keyword.iskeyword(text) or keyword.issoftkeyword(text):
+        text += "_"
+    return text
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def string(text: str) -> str:
+    """A Python string literal for ``text`` (ASCII only, every special character escaped).
+
+    Double-quoted unless the text holds ``"`` but no ``'``; text with line breaks becomes a
+    triple-quoted literal whose lines follow the text's lines, so multi-line PTX stays
+    readable in the Python source.
+    """
+    quote = "'" if '"' in text and "'" not in text else '"'
+    if "\n" not in text:
+        return quote + "".join(_char(c, False, quote) for c in text) + quote
+    return '"""\\\n' + "".join(_char(c, True, '"') for c in text) + '"""'
+
+
+_SIMPLE = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
+
+
+def _char(c: str, multiline: bool, quote: str) -> str:
+    if c == quote:
+        return "\\" + c
+    if c in _SIMPLE:
+        return _SIMPLE[c]
+    if c == "\n":
+        return "\n" if multiline else "\\n"
+    if c in _PRINTABLE:
+        return c
+    return _escape(c)
+
+
+def comment(text: str) -> str:
+    """A one-line ``# ...`` comment showing ``text`` (line breaks and controls escaped)."""
+    body = "".join(c if c in _PRINTABLE and c != "\\" else _escape(c) for c in text)
+    return "# " + body

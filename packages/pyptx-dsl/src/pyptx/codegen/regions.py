@@ -1,0 +1,338 @@
+"""Structural sugar: statement regions the generator writes as Python blocks.
+
+A region pass rewrites a function body so that a run of statements becomes one
+:class:`Loop` node. The node is codegen-only: :func:`lower` turns it back into the plain
+statements the generated Python emits (the same program up to the loop label's new name), and
+that lowered module is what the layout, the equivalence checks and the emitter see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from pyptx.ir import (
+    Block,
+    Function,
+    Instruction,
+    Label,
+    LabelRef,
+    Module,
+    Node,
+    Register,
+    Rewriter,
+)
+
+__all__ = ["CollapseMbarrierWaits", "Loop", "MbarrierWait", "RaiseLoops", "lower"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loop(Node):
+    """``label: body`` where the body ends with the branch back to ``label``.
+
+    Rendered as ``with ptx.loop(stem) as <name>:``; ``ptx.loop`` places ``$L__<stem>_0``.
+
+    Attributes:
+        stem: the ``ptx.loop`` stem; the placed label is :attr:`label`.
+        statements: the body, ending with the back edge (``[@p] bra label;``).
+    """
+
+    STATEMENT: ClassVar[bool] = True
+
+    stem: str
+    statements: tuple[Node, ...]
+    trivia: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The label ``ptx.loop(stem)`` places (first loop of that stem in a function)."""
+        return f"$L__{self.stem}_0"
+
+
+@dataclass(frozen=True, slots=True)
+class MbarrierWait(Node):
+    """An mbarrier spin loop, written ``ptx.mbarrier.wait(bar, phase, dst=p[, uni=True])``.
+
+    Stands for ``$L__mbar_wait_<index>: <try_wait>; @!p bra[.uni] $L__mbar_wait_<index>;``.
+
+    Attributes:
+        try_wait: the ``mbarrier.try_wait.parity`` instruction.
+        back: the back edge ``@!p bra[.uni] L``.
+        index: the loop's number among the function's waits (``ptx.mbarrier.wait`` numbers
+            its labels in tracing order).
+    """
+
+    STATEMENT: ClassVar[bool] = True
+
+    try_wait: Instruction
+    back: Instruction
+    index: int
+    trivia: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The label ``ptx.mbarrier.wait`` places."""
+        return f"$L__mbar_wait_{self.index}"
+
+    @property
+    def uni(self) -> bool:
+        """Whether the back edge is ``bra.uni``."""
+        return self.back.modifiers == ("uni",)
+
+    def lowered(self) -> tuple[Node, ...]:
+        """The three statements ``ptx.mbarrier.wait`` emits for this loop."""
+        ref = self.back.operands[0]
+        assert isinstance(ref, LabelRef)
+        back = replace(self.back, operands=(replace(ref, name=self.label),))
+        return Label(self.label, trivia=self.trivia), self.try_wait, back
+
+
+_WAIT_SPACES = ("shared", "shared::cta", None)
+
+
+def wait_keywords(insn: Instruction) -> dict[str, str | None] | None:
+    """The ``sem``/``scope``/``space`` keywords that make ``ptx.mbarrier.wait`` spell ``insn``.
+
+    ``None`` when ``insn`` is not a ``try_wait.parity`` the helper writes the same way.
+    """
+    mods = insn.modifiers
+    if insn.opcode != "mbarrier" or mods[:2] != ("try_wait", "parity") or mods[-1:] != ("b64",):
+        return None
+    rest = list(mods[2:-1])
+    sem = scope = space = None
+    if len(rest) >= 2 and rest[0] in ("acquire", "relaxed") and rest[1] in ("cta", "cluster"):
+        sem, scope = rest[0], rest[1]
+        rest = rest[2:]
+    if rest:
+        space = rest.pop(0)
+    if rest or space not in _WAIT_SPACES:
+        return None
+    return {"sem": sem, "scope": scope, "space": space}
+
+
+def _refs(node: Node) -> Iterator[str]:
+    """Names of every label referenced below ``node``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, LabelRef):
+            yield n.name
+        stack.extend(n.children())
+
+
+def _count_refs(nodes: list[Node]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for node in nodes:
+        for name in _refs(node):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _function_label_counts(module: Module) -> dict[int, dict[str, int]]:
+    """Per function: references to each label name from it and from module-level data.
+
+    Labels are function-scoped, so other functions' references do not count; debug sections
+    (module level) may name any function's labels, so theirs always do.
+    """
+    shared = _count_refs([s for s in module.statements if not isinstance(s, Function)])
+    out: dict[int, dict[str, int]] = {}
+    for f in module.functions:
+        counts = dict(shared)
+        for name, n in _count_refs([f]).items():
+            counts[name] = counts.get(name, 0) + n
+        out[id(f)] = counts
+    return out
+
+
+def _defined_labels(f: Function) -> set[str]:
+    return {s.name for s in f.body.walk_statements() if isinstance(s, Label)} if f.body else set()
+
+
+class _RenameLabel(Rewriter):
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def rewrite_LabelRef(self, n: LabelRef) -> Node:
+        return replace(n, name=self.new) if n.name == self.old else n
+
+
+def _is_back_edge(s: Node) -> bool:
+    """Whether ``s`` is a (possibly guarded) ``bra`` to a label."""
+    return (
+        isinstance(s, Instruction)
+        and s.opcode == "bra"
+        and len(s.operands) == 1
+        and isinstance(s.operands[0], LabelRef)
+    )
+
+
+@dataclass(frozen=True)
+class RaiseLoops:
+    """Loop raising: ``label: ... [@p] bra label;`` becomes ``with ptx.loop(...)``.
+
+    A label qualifies when its last back edge is in the same statement list, every reference
+    to it lies between the label and that back edge, and the label ``ptx.loop`` would place
+    is not already used. Anything else is left alone. Instruction order never changes.
+
+    Attributes:
+        min_body: the least number of statements a raised loop body has.
+    """
+
+    name: ClassVar[str] = "raise-loops"
+    min_body: int = 2
+
+    def __call__(self, module: Module) -> Module:
+        """Return ``module`` with the qualifying statement runs replaced by region nodes."""
+        per_function = _function_label_counts(module)
+        out = []
+        for s in module.statements:
+            if isinstance(s, Function) and s.body is not None:
+                taken = _defined_labels(s)
+                counts = per_function[id(s)]
+                body = self._statements(s.body.statements, taken, counts)
+                s = replace(s, body=replace(s.body, statements=body))
+            out.append(s)
+        return replace(module, statements=tuple(out))
+
+    def _statements(
+        self, stmts: tuple[Node, ...], taken: set[str], counts: dict[str, int]
+    ) -> tuple[Node, ...]:
+        last_edge: dict[str, int] = {}
+        for j, s in enumerate(stmts):
+            if _is_back_edge(s):
+                last_edge[s.operands[0].name] = j  # type: ignore[attr-defined]
+        out: list[Node] = []
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            end = last_edge.get(s.name, -1) if isinstance(s, Label) else -1
+            stem = _stem(s.name) if isinstance(s, Label) else ""
+            if (
+                not isinstance(s, Label)
+                or end - i < self.min_body
+                or f"$L__{stem}_0" in taken
+                or sum(1 for st in stmts[i + 1 : end + 1] for n in _refs(st) if n == s.name)
+                != counts.get(s.name, 0)  # referenced from outside the loop or debug data
+            ):
+                if isinstance(s, Block):
+                    s = replace(s, statements=self._statements(s.statements, taken, counts))
+                out.append(s)
+                i += 1
+                continue
+            new = f"$L__{stem}_0"
+            taken.add(new)
+            rename = _RenameLabel(s.name, new)
+            body = tuple(rename.rewrite(b) for b in stmts[i + 1 : end + 1])
+            out.append(Loop(stem, self._statements(body, taken, counts), trivia=s.trivia))
+            i = end + 1
+        return tuple(out)
+
+
+def _stem(label: str) -> str:
+    stem = label.lstrip("$").removeprefix("L__") or "loop"
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in stem)
+
+
+@dataclass(frozen=True)
+class CollapseMbarrierWaits:
+    """Mbarrier spin-loop collapse into one ``ptx.mbarrier.wait(bar, phase, dst=p)``.
+
+    The pattern is ``L: mbarrier.try_wait.parity p, [bar], phase; @!p bra L;``.
+
+    Only when the three statements are adjacent, the label is referenced by that branch alone,
+    the instruction has no guard and its modifiers are ones ``ptx.mbarrier.wait`` writes in the
+    same order, and the function has no label named like the ones the helper places. Nothing
+    moves: the loop is exactly the same instructions.
+    """
+
+    name: ClassVar[str] = "collapse-mbarrier-waits"
+
+    def __call__(self, module: Module) -> Module:
+        """Return ``module`` with the qualifying statement runs replaced by region nodes."""
+        per_function = _function_label_counts(module)
+        out = []
+        for s in module.statements:
+            named_like_ours = isinstance(s, Function) and any(
+                n.startswith("$L__mbar_wait_") for n in _defined_labels(s)
+            )
+            if isinstance(s, Function) and s.body is not None and not named_like_ours:
+                body = self._statements(s.body.statements, per_function[id(s)], [0])
+                s = replace(s, body=replace(s.body, statements=body))
+            out.append(s)
+        return replace(module, statements=tuple(out))
+
+    def _statements(
+        self, stmts: tuple[Node, ...], counts: dict[str, int], index: list[int]
+    ) -> tuple[Node, ...]:
+        out: list[Node] = []
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if isinstance(s, Label) and i + 2 < len(stmts):
+                insn, back = stmts[i + 1], stmts[i + 2]
+                if _spin_wait(s, insn, back, counts):
+                    assert isinstance(insn, Instruction) and isinstance(back, Instruction)
+                    out.append(MbarrierWait(insn, back, index[0], trivia=s.trivia))
+                    index[0] += 1
+                    i += 3
+                    continue
+            if isinstance(s, Block):
+                # Labels of a nested block are only reachable from inside it (PTX scoping).
+                local: dict[str, int] = {}
+                for name in _refs(s):
+                    local[name] = local.get(name, 0) + 1
+                s = replace(s, statements=self._statements(s.statements, local, index))
+            elif isinstance(s, Loop):
+                s = replace(s, statements=self._statements(s.statements, counts, index))
+            out.append(s)
+            i += 1
+        return tuple(out)
+
+
+def _spin_wait(label: Label, insn: Node, back: Node, counts: dict[str, int]) -> bool:
+    """Whether ``label: insn; back`` is a spin wait ``ptx.mbarrier.wait`` reproduces."""
+    if not isinstance(insn, Instruction) or insn.predicate is not None:
+        return False
+    if wait_keywords(insn) is None or len(insn.operands) not in (3, 4):
+        return False
+    p = insn.operands[0]
+    if not isinstance(p, Register) or counts.get(label.name) != 1:
+        return False
+    if not isinstance(back, Instruction) or not _is_back_edge(back):
+        return False
+    ref = back.operands[0]
+    guard = back.predicate
+    return (
+        isinstance(ref, LabelRef)
+        and ref.name == label.name
+        and guard is not None
+        and guard.negated
+        and guard.register == p
+        and back.modifiers in ((), ("uni",))
+    )
+
+
+def lower(module: Module) -> Module:
+    """Replace every codegen region with the statements the generated code emits."""
+
+    def flat(stmts: tuple[Node, ...]) -> tuple[Node, ...]:
+        out: list[Node] = []
+        for s in stmts:
+            if isinstance(s, MbarrierWait):
+                out.extend(s.lowered())
+            elif isinstance(s, Loop):
+                out.append(Label(s.label, trivia=s.trivia))
+                out.extend(flat(s.statements))
+            elif isinstance(s, Block):
+                out.append(replace(s, statements=flat(s.statements)))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    out = []
+    for s in module.statements:
+        if isinstance(s, Function) and s.body is not None:
+            s = replace(s, body=replace(s.body, statements=flat(s.body.statements)))
+        out.append(s)
+    return replace(module, statements=tuple(out))

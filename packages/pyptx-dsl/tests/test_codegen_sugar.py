@@ -1,0 +1,109 @@
+"""Sugar keeps the program: alpha-equivalent on every corpus file, and ptxas still accepts it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from codegen_testing import (
+    CORPUS,
+    assemble_corpus_text,
+    corpus_files,
+    corpus_id,
+    ptxas_rejects,
+    read_exact,
+    run_generated,
+)
+
+from pyptx.codegen import module_to_python, ptx_to_python
+from pyptx.codegen.alpha import alpha_equivalent
+from pyptx.codegen.pipeline import SUGAR_PASSES, run_passes
+from pyptx.codegen.regions import CollapseMbarrierWaits, RaiseLoops, lower
+from pyptx.parser import parse
+
+FILES = corpus_files()
+REJECTED = ptxas_rejects()
+ACCEPTED = [p for p in FILES if str(p.relative_to(CORPUS)) not in REJECTED]
+
+
+def sugared_ptx(source: str) -> str:
+    return str(run_generated(ptx_to_python(source, sugar=True)).module.ptx())
+
+
+@pytest.mark.parametrize("path", FILES, ids=corpus_id)
+def test_sugared_python_emits_an_alpha_equivalent_module(path: Path) -> None:
+    source = read_exact(path)
+    out = sugared_ptx(source)
+    result = alpha_equivalent(parse(source), parse(out))
+    assert result, result.reason
+
+
+@pytest.mark.parametrize("path", ACCEPTED[::3], ids=corpus_id)
+def test_ptxas_accepts_sugared_output_where_it_accepts_the_input(path: Path, ptxas: str) -> None:
+    source = read_exact(path)
+    arch = parse(source).targets[0]
+    ok, err = assemble_corpus_text(ptxas, sugared_ptx(source), arch)
+    assert ok, err
+
+
+def test_the_sugar_passes_do_something_on_the_corpus() -> None:
+    loops = waits = renamed = 0
+    for path in FILES[::2]:
+        module = parse(read_exact(path))
+        sugared = run_passes(module, SUGAR_PASSES)
+        code = module_to_python(sugared, compact=True)
+        loops += code.count("with ptx.loop(")
+        waits += code.count("ptx.mbarrier.wait(")
+        renamed += sum(
+            a.name != b.name for a, b in zip(module.functions, sugared.functions, strict=True)
+        )
+    assert loops > 50 and waits >= 2 and renamed > 20
+
+
+SPIN = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+\t.reg .pred %p<3>;
+\t.reg .b32 %r<4>;
+\tmov.u32 %r1, 0;
+$L__BB0_1:
+\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], %r2;
+\t@!%p1 bra $L__BB0_1;
+$L__BB0_2:
+\tadd.s32 %r3, %r3, 1;
+\tsetp.lt.s32 %p2, %r3, 10;
+\t@%p2 bra $L__BB0_2;
+\tret;
+}
+"""
+
+
+def test_spin_wait_and_loop_become_python_blocks(assemble) -> None:  # type: ignore[no-untyped-def]
+    module = RaiseLoops()(CollapseMbarrierWaits()(parse(SPIN)))
+    code = module_to_python(module)
+    assert 'ptx.mbarrier.wait(ptx.addr(r[1]), r[2], space="shared::cta", dst=p[1])' in code
+    assert 'with ptx.loop("BB0_2") as loop_bb0_2:' in code
+    assert "ptx.bra(loop_bb0_2, pred=p[2])" in code
+    out = run_generated(code).module.ptx()
+    assert alpha_equivalent(parse(SPIN), parse(out))
+    assert parse(out) == lower(module).without_trivia()
+    assemble(out)
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        # the loop label is also the target of a branch before the loop
+        (SPIN.replace("\tmov.u32 %r1, 0;", "\t@%p1 bra $L__BB0_2;"), "ptx.loop("),
+        # the spin label is shared with another branch
+        (SPIN.replace("\tmov.u32 %r1, 0;", "\t@%p1 bra $L__BB0_1;"), "ptx.mbarrier.wait("),
+    ],
+)
+def test_regions_are_left_alone_when_not_provably_the_same(text: str, absent: str) -> None:
+    module = RaiseLoops()(CollapseMbarrierWaits()(parse(text)))
+    code = module_to_python(module)
+    assert absent not in code
+    out = run_generated(code).module.ptx()
+    assert alpha_equivalent(parse(text), parse(out))
