@@ -18,7 +18,7 @@ from codegen_testing import (
 from pyptx.codegen import module_to_python, ptx_to_python
 from pyptx.codegen.alpha import alpha_equivalent
 from pyptx.codegen.pipeline import SUGAR_PASSES, run_passes
-from pyptx.codegen.regions import CollapseMbarrierWaits, RaiseLoops, lower
+from pyptx.codegen.regions import CollapseMbarrierWaits, FoldRepeats, RaiseLoops, lower
 from pyptx.parser import parse
 
 FILES = corpus_files()
@@ -107,3 +107,58 @@ def test_regions_are_left_alone_when_not_provably_the_same(text: str, absent: st
     assert absent not in code
     out = run_generated(code).module.ptx()
     assert alpha_equivalent(parse(text), parse(out))
+
+
+UNROLLED = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+\t.reg .b32 %r<20>;
+\t.reg .b64 %rd<3>;
+\tld.param.u64 %rd1, [k_param_0];
+\tld.global.u32 %r1, [%rd1+4];
+\tld.global.u32 %r2, [%rd1+8];
+\tld.global.u32 %r3, [%rd1+12];
+\tld.global.u32 %r4, [%rd1+16];
+\tadd.s32 %r11, %r1, 7;
+\tshl.b32 %r12, %r11, 1;
+\tadd.s32 %r13, %r2, 7;
+\tshl.b32 %r14, %r13, 1;
+\tadd.s32 %r15, %r3, 7;
+\tshl.b32 %r16, %r15, 1;
+\tst.global.u32 [%rd1], %r12;
+\tst.global.u32 [%rd1+0], %r14;
+\tst.global.u32 [%rd1+0], %r16;
+\tld.global.u32 %r5, [%rd1+3];
+\tld.global.u32 %r6, [%rd1+2];
+\tld.global.u32 %r7, [%rd1+5];
+\tret;
+}
+"""
+
+
+def test_unrolled_copies_fold_into_for_loops(assemble) -> None:  # type: ignore[no-untyped-def]
+    module = FoldRepeats()(parse(UNROLLED))
+    code = module_to_python(module)
+    loads = "ptx.inst.ld.global_.u32(r[1 + i], ptx.addr(rd[1], 4 + 4 * i))"
+    assert f"    for i in range(4):\n        {loads}" in code
+    assert (
+        "    for i in range(3):\n"
+        "        ptx.inst.add.s32(r[11 + 2 * i], r[1 + i], 7)\n"
+        "        ptx.inst.shl.b32(r[12 + 2 * i], r[11 + 2 * i], 1)\n"
+    ) in code
+    # [%rd1+0] is not what ptx.addr(rd[1], 0) spells, and 3, 2, 5 is not a linear sequence
+    assert 'ptx.operand("[%rd1+0]")' in code and "ptx.addr(rd[1], 3)" in code
+    out = run_generated(code).module.ptx()
+    assert out == UNROLLED  # folding changes the Python only: the PTX is the same, byte for byte
+    assemble(out)
+
+
+def test_a_varying_leaf_that_cannot_be_spelled_keeps_the_copies_unrolled() -> None:
+    # [%rdN+0] has no exact ptx.addr spelling; its base varies, so no loop may freeze it.
+    stores = "".join(f"\tst.global.u32 [%rd{n}+0], %r{n};\n" for n in (1, 2, 3, 4))
+    text = UNROLLED.replace("\tret;\n", stores + "\tret;\n").replace("%rd<3>", "%rd<5>")
+    code = module_to_python(FoldRepeats()(parse(text)))
+    assert all(f'ptx.operand("[%rd{n}+0]")' in code for n in (1, 2, 3, 4))
+    assert run_generated(code).module.ptx() == text

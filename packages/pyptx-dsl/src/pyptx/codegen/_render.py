@@ -48,7 +48,7 @@ from ..dsl.generic import ptx_name, python_name
 from ..dsl.layout import Layout
 from ._literals import comment, string
 from ._names import Namer
-from .regions import Loop, MbarrierWait, wait_keywords
+from .regions import Leaf, Loop, MbarrierWait, Repeat, wait_keywords
 
 __all__ = ["RenderOptions", "render_module"]
 
@@ -96,6 +96,20 @@ def _canonical(node: Node) -> str:
     return emit(node, canonical=True).strip().replace("\n\t", "\n    ")
 
 
+class _NotFoldable(Exception):
+    """A folded loop's body cannot be spelled exactly; the copies stay unrolled."""
+
+
+def _affine(v0: int, d: int, var: str) -> str:
+    """``v0 + d*var`` as short Python (``i``, ``4 + i``, ``2 * i``, ``8 - 4 * i``)."""
+    term = var if d == 1 else (f"-{var}" if d == -1 else f"{d} * {var}")
+    if v0 == 0:
+        return term
+    if term.startswith("-"):
+        return f"{v0} - {term[1:]}"
+    return f"{v0} + {term}"
+
+
 def _packed_section(s: Section) -> str:
     """A ``.section`` with its data items several to a line (the layout restores one per line)."""
     lines: list[str] = []
@@ -139,6 +153,10 @@ class _FunctionRenderer:
         self.scope = _RegScope()
         self.lines: list[str] = []
         self.label_vars: dict[str, str] = {}
+        self.leaves: tuple[Leaf, ...] | None = None
+        self.leaf_pos = 0
+        self.loop_var = "i"
+        self.fold_count = 0
 
     # ------------------------------------------------------------------ operands
 
@@ -160,15 +178,41 @@ class _FunctionRenderer:
         return self.scope.symbols.get(name) or self.outer.globals.get(name)
 
     def operand(self, op: Node) -> str:
+        before = self.leaf_pos
         text = self.simple(op)
-        return text if text is not None else f"ptx.operand({string(_canonical(op))})"
+        if text is not None:
+            return text
+        if self.leaves is not None and any(self.leaves[before : self.leaf_pos]):
+            raise _NotFoldable  # the PTX spelling would freeze a leaf that varies
+        return f"ptx.operand({string(_canonical(op))})"
+
+    def leaf(self, default: str | None) -> str | None:
+        """Inside a folded loop: the spelling of the next leaf in terms of the loop variable."""
+        if self.leaves is None:
+            return default
+        if self.leaf_pos >= len(self.leaves):
+            raise _NotFoldable
+        leaf = self.leaves[self.leaf_pos]
+        self.leaf_pos += 1
+        if leaf is None:
+            return default
+        kind, prefix, v0, d = leaf
+        index = _affine(v0, d, self.loop_var)
+        if kind == "imm":
+            return index
+        entry = self.scope.ranges.get(prefix)
+        if entry is None or default is None:
+            raise _NotFoldable
+        return f"{entry[0]}[{index}]"
 
     def simple(self, op: Node) -> str | None:
         if isinstance(op, Register):
             found = self.reg(op.name)
-            return found[0] if found else None
+            return self.leaf(found[0] if found else None)
         if isinstance(op, Immediate):
-            return op.text if _DECIMAL.match(op.text) else f"ptx.imm({string(op.text)})"
+            if _DECIMAL.match(op.text):
+                return self.leaf(op.text)
+            return f"ptx.imm({string(op.text)})"
         if isinstance(op, Symbol):
             return self.symbol(op.name) or f"ptx.sym({string(op.name)})"
         if isinstance(op, LabelRef):
@@ -180,7 +224,9 @@ class _FunctionRenderer:
             return "None"
         if isinstance(op, Negated) and isinstance(op.operand, Register):
             found = self.reg(op.operand.name)
-            return f"~{found[0]}" if found and found[1] is PtxType.PRED else None
+            ok = found and found[1] is PtxType.PRED
+            text = self.leaf(found[0] if ok and found else None)
+            return f"~{text}" if text else None
         if isinstance(op, VectorOperand):
             items = [self.simple(e) for e in op.elements]
             if any(i is None for i in items) or not items:
@@ -210,7 +256,8 @@ class _FunctionRenderer:
         base, start = m.group(1), int(m.group(2))
         if items != [f"{base}[{start + k}]" for k in range(len(items))]:
             return None
-        return f"[{base}[i] for i in range({start}, {start + len(items)})]"
+        var = "k" if base == "i" else "i"
+        return f"[{base}[{var}] for {var} in range({start}, {start + len(items)})]"
 
     def address(self, op: Address) -> str | None:
         if op.extra or op.sign != "+" or not isinstance(op.base, (Register, Symbol)):
@@ -222,8 +269,12 @@ class _FunctionRenderer:
             return f"ptx.addr({base})"
         if not isinstance(op.offset, Immediate) or not _DECIMAL.match(op.offset.text):
             return None
-        value = int(op.offset.text)
-        if value == 0:
+        if self.leaves is not None and self.leaf_pos < len(self.leaves):
+            leaf = self.leaves[self.leaf_pos]
+            if leaf is not None and any(leaf[2] + leaf[3] * t == 0 for t in range(self.fold_count)):
+                raise _NotFoldable  # ptx.addr(b, 0) spells [b], not [b+0]
+        value = self.leaf(op.offset.text)
+        if value == "0":
             return None  # ptx.addr(b, 0) spells [b], not [b+0]
         return f"ptx.addr({base}, {value})"
 
@@ -233,7 +284,10 @@ class _FunctionRenderer:
             return None
         found = self.reg(pred.register.name) if isinstance(pred.register, Register) else None
         if found is not None and found[1] is PtxType.PRED:
-            return f"~{found[0]}" if pred.negated else found[0]
+            text = self.leaf(found[0])
+            return f"~{text}" if pred.negated else text
+        if self.leaves is not None:
+            raise _NotFoldable
         text = ("!" if pred.negated else "") + _canonical(pred.register)
         return f"ptx.operand({string(text)})"
 
@@ -293,6 +347,8 @@ class _FunctionRenderer:
             self.declaration(s, depth)
         elif isinstance(s, Block):
             self.block(s, depth)
+        elif isinstance(s, Repeat):
+            self.repeat(s, depth)
         elif isinstance(s, MbarrierWait):
             self.mbarrier_wait(s, depth)
         elif isinstance(s, Loop):
@@ -312,6 +368,26 @@ class _FunctionRenderer:
         if len(self.lines) == before:
             self.emit_line(depth + 1, "pass")
         self.scope = saved
+
+    def repeat(self, s: Repeat, depth: int) -> None:
+        """``for i in range(count):`` over the first copy, every leaf spelled in ``i``."""
+        var = self.namer.name(("loop-var",), "i")
+        start = len(self.lines)
+        self.emit_line(depth, f"for {var} in range({s.count}):")
+        try:
+            self.loop_var, self.fold_count = var, s.count
+            for stmt, leaves in zip(s.statements[: s.period], s.leaves, strict=True):
+                assert isinstance(stmt, Instruction)
+                self.leaves, self.leaf_pos = leaves, 0
+                self.instruction(stmt, depth + 1)
+                if self.leaf_pos != len(leaves):
+                    raise _NotFoldable
+        except _NotFoldable:
+            del self.lines[start:]
+            self.leaves = None
+            self.statements(s.statements, depth)
+        finally:
+            self.leaves = None
 
     def mbarrier_wait(self, s: MbarrierWait, depth: int) -> None:
         """``ptx.mbarrier.wait(...)`` when every operand has an exact Python spelling."""

@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 from pyptx.ir import Module
 
-from .regions import CollapseMbarrierWaits, RaiseLoops
+from .regions import CollapseMbarrierWaits, FoldRepeats, RaiseLoops
 from .renames import DemangleNames, NameParams, ShortenLabels
 
 __all__ = ["SUGAR_PASSES", "Pass", "run_passes"]
@@ -44,10 +44,12 @@ SUGAR_PASSES: tuple[Pass, ...] = (
     NameParams(),
     CollapseMbarrierWaits(),
     RaiseLoops(),
+    FoldRepeats(),
 )
 """The passes ``sugar=True`` runs: name demangling, label shortening, parameter naming from
-usage, mbarrier spin-loop collapse, loop raising. (WGMMA/tcgen05 operand-list compaction is
-a rendering choice that ``sugar=True`` also turns on; it does not change the IR.)"""
+usage, mbarrier spin-loop collapse, loop raising, repeated-block folding. (WGMMA/tcgen05
+operand-list compaction is a rendering choice that ``sugar=True`` also turns on; it does not
+change the IR.)"""
 
 
 def run_passes(module: Module, passes: Sequence[Pass]) -> Module:
