@@ -18,7 +18,13 @@ from codegen_testing import (
 from pyptx.codegen import module_to_python, ptx_to_python
 from pyptx.codegen.alpha import alpha_equivalent
 from pyptx.codegen.pipeline import SUGAR_PASSES, run_passes
-from pyptx.codegen.regions import CollapseMbarrierWaits, FoldRepeats, RaiseLoops, lower
+from pyptx.codegen.regions import (
+    CollapseMbarrierWaits,
+    FoldRepeats,
+    GroupExpressions,
+    RaiseLoops,
+    lower,
+)
 from pyptx.parser import parse
 
 FILES = corpus_files()
@@ -162,3 +168,30 @@ def test_a_varying_leaf_that_cannot_be_spelled_keeps_the_copies_unrolled() -> No
     code = module_to_python(FoldRepeats()(parse(text)))
     assert all(f'ptx.operand("[%rd{n}+0]")' in code for n in (1, 2, 3, 4))
     assert run_generated(code).module.ptx() == text
+
+
+CHAIN = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+\t.reg .b32 %r<9>;
+\t.reg .b64 %rd<4>;
+\tld.param.u64 %rd1, [k_param_0];
+\tmov.u32 %r1, %tid.x;
+\tshl.b32 %r2, %r1, 2;
+\tadd.s32 %r3, %r2, 16;
+\tmul.lo.s32 %r4, %r3, %r1;
+\tcvt.u64.u32 %rd2, %r4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tst.global.u32 [%rd3], %r2;
+\tret;
+}
+"""
+
+
+def test_single_use_chains_get_an_expression_comment() -> None:
+    code = module_to_python(GroupExpressions()(parse(CHAIN)))
+    # %r2 is read twice (the add and the store), so the chain starts after it
+    assert "    # rd[3] = rd[1] + (r[2] + 16) * r[1]" in code
+    assert run_generated(code).module.ptx() == CHAIN  # a comment only: same PTX, byte for byte

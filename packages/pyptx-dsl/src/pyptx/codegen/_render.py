@@ -48,7 +48,15 @@ from ..dsl.generic import ptx_name, python_name
 from ..dsl.layout import Layout
 from ._literals import comment, string
 from ._names import Namer
-from .regions import Leaf, Loop, MbarrierWait, Repeat, wait_keywords
+from .regions import (
+    EXPRESSION_TEMPLATES,
+    ExprGroup,
+    Leaf,
+    Loop,
+    MbarrierWait,
+    Repeat,
+    wait_keywords,
+)
 
 __all__ = ["RenderOptions", "render_module"]
 
@@ -94,6 +102,10 @@ def _canonical(node: Node) -> str:
     # Indentation is trivia (the layout restores it), so spaces read better than tabs here;
     # a PTX string literal cannot span lines, so no literal contains "\n\t".
     return emit(node, canonical=True).strip().replace("\n\t", "\n    ")
+
+
+_ATOM = 16
+"""Precedence of a name, number or call in the expression comments (binds tightest)."""
 
 
 class _NotFoldable(Exception):
@@ -349,6 +361,8 @@ class _FunctionRenderer:
             self.block(s, depth)
         elif isinstance(s, Repeat):
             self.repeat(s, depth)
+        elif isinstance(s, ExprGroup):
+            self.expr_group(s, depth)
         elif isinstance(s, MbarrierWait):
             self.mbarrier_wait(s, depth)
         elif isinstance(s, Loop):
@@ -368,6 +382,29 @@ class _FunctionRenderer:
         if len(self.lines) == before:
             self.emit_line(depth + 1, "pass")
         self.scope = saved
+
+    def expr_group(self, s: ExprGroup, depth: int) -> None:
+        """The chain's statements under a comment with the expression they compute."""
+        exprs: dict[str, tuple[str, int]] = {}  # temporary -> (text, precedence)
+        for insn in s.statements:
+            template, prec, need = EXPRESSION_TEMPLATES[insn.opcode]
+            args = []
+            top = _ATOM
+            for i, o in enumerate(insn.operands[1:]):
+                found = exprs.pop(o.name, None) if isinstance(o, Register) else None
+                text, p = found or (self.simple(o) or _canonical(o), _ATOM)
+                if p < need or (p == need and i > 0):
+                    text = f"({text})"
+                top = p
+                args.append(text)
+            dest = insn.operands[0]
+            assert isinstance(dest, Register)
+            exprs[dest.name] = (template.format(*args), prec if prec is not None else top)
+        last = s.statements[-1].operands[0]
+        assert isinstance(last, Register)
+        target = self.simple(last) or last.name
+        self.emit_line(depth, comment(f"{target} = {exprs[last.name][0]}"))
+        self.statements(s.statements, depth)
 
     def repeat(self, s: Repeat, depth: int) -> None:
         """``for i in range(count):`` over the first copy, every leaf spelled in ``i``."""

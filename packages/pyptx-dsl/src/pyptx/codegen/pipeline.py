@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 from pyptx.ir import Module
 
-from .regions import CollapseMbarrierWaits, FoldRepeats, RaiseLoops
+from .regions import CollapseMbarrierWaits, FoldRepeats, GroupExpressions, RaiseLoops
 from .renames import DemangleNames, NameParams, ShortenLabels
 
 __all__ = ["SUGAR_PASSES", "Pass", "run_passes"]
@@ -45,9 +45,11 @@ SUGAR_PASSES: tuple[Pass, ...] = (
     CollapseMbarrierWaits(),
     RaiseLoops(),
     FoldRepeats(),
+    GroupExpressions(),
 )
 """The passes ``sugar=True`` runs: name demangling, label shortening, parameter naming from
-usage, mbarrier spin-loop collapse, loop raising, repeated-block folding. (WGMMA/tcgen05
+usage, mbarrier spin-loop collapse, loop raising, repeated-block folding, expression grouping.
+(WGMMA/tcgen05
 operand-list compaction is a rendering choice that ``sugar=True`` also turns on; it does not
 change the IR.)"""
 
