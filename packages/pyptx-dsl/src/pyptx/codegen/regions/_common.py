@@ -1,0 +1,84 @@
+"""Helpers shared by the region passes: label references and node fields."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pyptx.ir import (
+    Function,
+    Instruction,
+    Label,
+    LabelRef,
+    Module,
+    Node,
+)
+
+__all__ = [
+    "count_refs",
+    "defined_labels",
+    "function_label_counts",
+    "is_back_edge",
+    "label_refs",
+    "node_fields",
+]
+
+
+def label_refs(node: Node) -> Iterator[str]:
+    """Names of every label referenced below ``node``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, LabelRef):
+            yield n.name
+        stack.extend(n.children())
+
+
+def count_refs(nodes: list[Node]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for node in nodes:
+        for name in label_refs(node):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def function_label_counts(module: Module) -> dict[int, dict[str, int]]:
+    """Per function: references to each label name from it and from module-level data.
+
+    Labels are function-scoped, so other functions' references do not count; debug sections
+    (module level) may name any function's labels, so theirs always do.
+    """
+    shared = count_refs([s for s in module.statements if not isinstance(s, Function)])
+    out: dict[int, dict[str, int]] = {}
+    for f in module.functions:
+        counts = dict(shared)
+        for name, n in count_refs([f]).items():
+            counts[name] = counts.get(name, 0) + n
+        out[id(f)] = counts
+    return out
+
+
+def defined_labels(f: Function) -> set[str]:
+    return {s.name for s in f.body.walk_statements() if isinstance(s, Label)} if f.body else set()
+
+
+def is_back_edge(s: Node) -> bool:
+    """Whether ``s`` is a (possibly guarded) ``bra`` to a label."""
+    return (
+        isinstance(s, Instruction)
+        and s.opcode == "bra"
+        and len(s.operands) == 1
+        and isinstance(s.operands[0], LabelRef)
+    )
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def node_fields(node: Node) -> tuple[str, ...]:
+    from dataclasses import fields
+
+    cls = type(node)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(node) if f.name != "trivia")  # type: ignore[arg-type]
+    return names

@@ -1,0 +1,178 @@
+"""Repeated-block folding: unrolled copies -> a Python ``for`` loop."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from pyptx.ir import (
+    Block,
+    Function,
+    Immediate,
+    Instruction,
+    Module,
+    Node,
+    Register,
+)
+
+from ._common import node_fields
+from .loops import Loop
+
+__all__ = ["FoldRepeats", "Leaf", "Repeat", "instruction_leaves"]
+
+
+Leaf = tuple[str, str, int, int] | None
+"""How one register/integer leaf of a folded statement varies with the iteration ``t``:
+``("reg", prefix, v0, d)`` is register ``prefix{v0 + d*t}``, ``("imm", "", v0, d)`` the
+integer ``v0 + d*t``, ``None`` a leaf that never changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat(Node):
+    """Back-to-back copies of a block that differ by linearly growing numbers: a ``for`` loop.
+
+    Operands of the copies differ only by register numbers and integers that grow by a fixed
+    step per copy.
+
+    Attributes:
+        period: statements per iteration.
+        count: iterations.
+        statements: all ``period * count`` statements, in order.
+        leaves: for each of the first ``period`` statements, its leaves (see :data:`Leaf`).
+    """
+
+    STATEMENT: ClassVar[bool] = True
+
+    period: int
+    count: int
+    statements: tuple[Node, ...]
+    leaves: tuple[tuple[Leaf, ...], ...]
+    trivia: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+
+
+_NUMBERED = re.compile(r"(.*?\D)(0|[1-9][0-9]*)\Z")
+_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+
+
+def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, int]]]:
+    """The instruction's shape (leaves blanked) and its leaves in rendering order.
+
+    Leaves are numbered registers ``("reg", prefix, n)`` and decimal integers
+    ``("imm", "", value)``; the guard's register comes first, then the operands depth-first.
+    """
+    leaves: list[tuple[str, str, int]] = []
+
+    def shape(node: object) -> object:
+        if isinstance(node, Register):
+            m = _NUMBERED.match(node.name)
+            if m:
+                leaves.append(("reg", m.group(1), int(m.group(2))))
+                return ("reg", m.group(1))
+            return node
+        if isinstance(node, Immediate) and _INT.match(node.text):
+            leaves.append(("imm", "", int(node.text)))
+            return ("imm",)
+        if isinstance(node, Node):
+            return (type(node).__name__, *(shape(getattr(node, f)) for f in node_fields(node)))
+        if isinstance(node, tuple):
+            return tuple(shape(v) for v in node)
+        return node
+
+    guard = insn.predicate
+    head = (shape(guard.register), guard.negated) if guard is not None else None
+    return (insn.opcode, insn.modifiers, head, shape(insn.operands)), leaves
+
+
+@dataclass(frozen=True)
+class FoldRepeats:
+    """Repeated-block folding: unrolled copies of a block become a Python ``for`` loop.
+
+    A run qualifies when ``count >= min_count`` copies of a ``period``-statement block
+    (``period <= max_period``) are back to back, every statement is an instruction with the
+    same opcode, modifiers and operand structure as its counterpart in the first copy, and
+    every register number and integer differs from the first copy by ``t * step`` for a fixed
+    step. The generator writes the loop only if it can spell every varying leaf (otherwise the
+    copies stay unrolled), so each iteration reproduces its statements exactly.
+
+    Attributes:
+        min_count: the fewest copies folded.
+        max_period: the longest block considered.
+    """
+
+    name: ClassVar[str] = "fold-repeats"
+    min_count: int = 3
+    max_period: int = 8
+
+    def __call__(self, module: Module) -> Module:
+        """Return ``module`` with qualifying runs replaced by :class:`Repeat` nodes."""
+        out = []
+        for s in module.statements:
+            if isinstance(s, Function) and s.body is not None:
+                s = replace(s, body=replace(s.body, statements=self._statements(s.body.statements)))
+            out.append(s)
+        return replace(module, statements=tuple(out))
+
+    def _statements(self, stmts: tuple[Node, ...]) -> tuple[Node, ...]:
+        info = [instruction_leaves(s) if isinstance(s, Instruction) else None for s in stmts]
+        out: list[Node] = []
+        j = 0
+        while j < len(stmts):
+            best: tuple[int, int, tuple[tuple[Leaf, ...], ...]] | None = None
+            for p in range(1, self.max_period + 1):
+                found = self._run(info, j, p)
+                if found and (best is None or found[0] * p > best[0] * best[1]):
+                    best = (found[0], p, found[1])
+            if best is None:
+                s = stmts[j]
+                if isinstance(s, (Block, Loop)):
+                    s = replace(s, statements=self._statements(s.statements))
+                out.append(s)
+                j += 1
+                continue
+            count, p, leaves = best
+            out.append(Repeat(p, count, stmts[j : j + p * count], leaves))
+            j += p * count
+        return tuple(out)
+
+    def _run(
+        self, info: list[tuple[object, list[tuple[str, str, int]]] | None], j: int, p: int
+    ) -> tuple[int, tuple[tuple[Leaf, ...], ...]] | None:
+        if j + p * self.min_count > len(info):
+            return None
+        first = info[j : j + p]
+        if any(x is None for x in first):
+            return None
+        steps: list[list[int]] = []
+        for k in range(p):
+            a, b = first[k], info[j + p + k]
+            if b is None or a[0] != b[0]:  # type: ignore[index]
+                return None
+            steps.append([lb[2] - la[2] for la, lb in zip(a[1], b[1], strict=True)])  # type: ignore[index]
+        count = 1
+        while j + p * (count + 1) <= len(info):
+            ok = True
+            for k in range(p):
+                a, c = first[k], info[j + p * count + k]
+                if c is None or a[0] != c[0]:  # type: ignore[index]
+                    ok = False
+                    break
+                for (_, _, va), (_, _, vc), d in zip(a[1], c[1], steps[k], strict=True):  # type: ignore[index]
+                    if vc != va + d * count:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if not ok:
+                break
+            count += 1
+        if count < self.min_count or not any(any(st) for st in steps):
+            return None
+        leaves = tuple(
+            tuple(
+                (kind, prefix, v0, d) if d else None
+                for (kind, prefix, v0), d in zip(first[k][1], steps[k], strict=True)  # type: ignore[index]
+            )
+            for k in range(p)
+        )
+        return count, leaves
