@@ -39,6 +39,7 @@ from ._lexer import (
     NUMBER,
     VERSION,
 )
+from ._nodes import new_label, new_section_data
 
 _SECTION_TYPES = {t.value: t for t in PtxType}
 _SIMPLE_VALUES = (Immediate, Symbol)
@@ -170,7 +171,7 @@ class DirectiveParser(ExprParser):
             gaps.append(hit[1])
         if comment:
             gaps[-1] += comment
-        return SectionData(ty, tuple(values), tuple(gaps))
+        return new_section_data(ty, tuple(values), tuple(gaps))
 
     def section_data(self, lead: str) -> SectionData:
         m = DIRECTIVE.match(self.text, self.pos)
@@ -233,7 +234,7 @@ class DirectiveParser(ExprParser):
         name = m.group(1)
         if self.in_function:
             self.labels.add(name)
-        return Label(name, (lead, m.group(2), self.trailing()))
+        return new_label(name, (lead, m.group(2), self.trailing()))
 
     def loc(self, lead: str) -> Loc:
         gaps = [lead]

@@ -13,7 +13,6 @@ from pyptx.ir import (
     FieldInit,
     GenericAddress,
     Immediate,
-    LabelRef,
     Negated,
     Node,
     Operand,
@@ -43,6 +42,15 @@ from ._lexer import (
     TRIVIA,
     VECTOR_BODY,
     VECTOR_PIECE,
+)
+from ._nodes import (
+    new_address,
+    new_immediate,
+    new_label_ref,
+    new_register,
+    new_special_register,
+    new_symbol,
+    new_vector,
 )
 from .errors import PtxSyntaxError
 
@@ -245,7 +253,7 @@ class ExprParser:
                 gaps.append(hit[1])
             else:
                 self.pos = m.end()
-                return VectorOperand(tuple(items), tuple(gaps))
+                return new_vector(tuple(items), tuple(gaps))
         slow, slow_gaps = self._braced(lead, "}", self.operand, "an operand")
         return VectorOperand(tuple(slow), slow_gaps)
 
@@ -364,13 +372,13 @@ class ExprParser:
         cacheable = True
         if reg is not None:
             if reg in SPECIAL_REGISTERS:
-                node = SpecialRegister(reg, (lead,))
+                node = new_special_register(reg, (lead,))
             elif "." in reg:
                 return None  # %name.x that is no special register: the general rules report it
             else:
-                node = Register(reg, (lead,))
+                node = new_register(reg, (lead,))
         elif num is not None:
-            node = Immediate(num, (lead,))
+            node = new_immediate(num, (lead,))
         elif bare is not None:
             if bare == "_":
                 node = Sink((lead,))
@@ -381,16 +389,17 @@ class ExprParser:
             base: Expr
             if breg is not None:
                 if breg in SPECIAL_REGISTERS:
-                    base = SpecialRegister(breg, (blead,))
+                    base = new_special_register(breg, (blead,))
                 else:
-                    base = Register(breg, (blead,))
+                    base = new_register(breg, (blead,))
             else:
                 base = self.bare_name(bbare, blead)
                 cacheable = False
             if sign is not None:
-                node = Address(base, Immediate(onum, (olead,)), sign, (), (lead, sgap, cgap))
+                offset = new_immediate(onum, (olead,))
+                node = new_address(base, offset, sign, (), (lead, sgap, cgap))
             else:
-                node = Address(base, None, "+", (), (lead, cgap))
+                node = new_address(base, None, "+", (), (lead, cgap))
         out = (node, trail)
         if cacheable:
             self._piece_cache[piece] = out
@@ -415,7 +424,7 @@ class ExprParser:
                 cacheable = cacheable and element in cache
             elements.append(hit[0])
             gaps.append(hit[1])
-        out = (VectorOperand(tuple(elements), tuple(gaps)), trail)
+        out = (new_vector(tuple(elements), tuple(gaps)), trail)
         if cacheable:
             cache[piece] = out
         return out
@@ -468,11 +477,11 @@ class ExprParser:
                         return SpecialRegister(name + cm.group(), (lead,))
                 self.pos = end
                 if name in SPECIAL_REGISTERS:
-                    return SpecialRegister(name, (lead,))
+                    return new_special_register(name, (lead,))
                 key = lead + name
                 r = self._reg_cache.get(key)
                 if r is None:
-                    r = Register(name, (lead,))
+                    r = new_register(name, (lead,))
                     self._reg_cache[key] = r
                 return r
         if c in _DIGITS:
@@ -483,7 +492,7 @@ class ExprParser:
             key = lead + m.group()
             i = self._imm_cache.get(key)
             if i is None:
-                i = Immediate(m.group(), (lead,))
+                i = new_immediate(m.group(), (lead,))
                 self._imm_cache[key] = i
             return i
         if c in _IDENT_START:
@@ -538,16 +547,16 @@ class ExprParser:
                 return GenericAddress(inner, (lead, g1, g2))
             self.pos = p0
         if not self.in_function:
-            return Symbol(name, (lead,))
+            return new_symbol(name, (lead,))
         if name in self.labels:
-            return LabelRef(name, (lead,))
+            return new_label_ref(name, (lead,))
         if self.is_declared_register(name):
-            return Register(name, (lead,))
+            return new_register(name, (lead,))
         if self.opcode in _BRANCH_OPCODES:
             self.guessed_labels.add(name)
-            return LabelRef(name, (lead,))
+            return new_label_ref(name, (lead,))
         self.guessed_symbols.add(name)
-        return Symbol(name, (lead,))
+        return new_symbol(name, (lead,))
 
     def is_declared_register(self, name: str) -> bool:
         """Whether a bare ``name`` was declared with ``.reg`` in the current function."""

@@ -20,7 +20,6 @@ from pyptx.ir import (
     FunctionKind,
     Immediate,
     Instruction,
-    Label,
     LabelRef,
     Linkage,
     Loc,
@@ -31,9 +30,7 @@ from pyptx.ir import (
     Predicate,
     PtrQualifier,
     PtxType,
-    Register,
     Rewriter,
-    SpecialRegister,
     StateSpace,
     Symbol,
     VarAttribute,
@@ -51,6 +48,14 @@ from ._lexer import (
     NUMBER,
     OPERAND_SEGMENT,
     SEGMENT_PIECES,
+)
+from ._nodes import (
+    new_instruction,
+    new_label,
+    new_loc,
+    new_predicate,
+    new_register,
+    new_special_register,
 )
 
 _QUALIFIERS: dict[str, DeclQualifier] = {}
@@ -500,8 +505,8 @@ class Parser(DirectiveParser):
         if word is None:
             if label is not None:
                 self.labels.add(label)
-                return Label(label, (lead, lgap, trail))
-            loc = Loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
+                return new_label(label, (lead, lgap, trail))
+            loc = new_loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
             self._statement_cache[key] = loc
             return loc
         split = self._mnemonics.get(word)
@@ -515,13 +520,13 @@ class Parser(DirectiveParser):
         predicate = None
         if pred_name is not None:
             if bang:
-                predicate = Predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
+                predicate = new_predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
             else:
-                predicate = Predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
+                predicate = new_predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
             lead = mlead
         cacheable = pred_name is None or pred_name.startswith("%")
         if not segment or segment.isspace():
-            insn = Instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+            insn = new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
         else:
             self.opcode = opcode
             operands = []
@@ -546,7 +551,7 @@ class Parser(DirectiveParser):
                 gaps.append(hit[1])
             gaps.append(trail)
             self.opcode = ""
-            insn = Instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
+            insn = new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
         if cacheable:
             self._statement_cache[key] = insn
         return insn
@@ -554,8 +559,8 @@ class Parser(DirectiveParser):
     def _pred_atom(self, name: str, lead: str) -> Any:
         if name.startswith("%"):
             if name in SPECIAL_REGISTERS:
-                return SpecialRegister(name, (lead,))
-            return Register(name, (lead,))
+                return new_special_register(name, (lead,))
+            return new_register(name, (lead,))
         self.opcode = ""
         return self.bare_name(name, lead)
 
@@ -617,7 +622,7 @@ class Parser(DirectiveParser):
             segment = fast.group(1)
             if not segment or segment.isspace():
                 gaps += (segment, self._after_semicolon(fast.end()))
-                return Instruction(split[0], split[1], (), predicate, tuple(gaps))
+                return new_instruction(split[0], split[1], (), predicate, tuple(gaps))
             for piece in segment.split(","):
                 hit = self.fast_piece(piece)
                 if hit is None:
@@ -627,7 +632,7 @@ class Parser(DirectiveParser):
             else:
                 gaps.append(self._after_semicolon(fast.end()))
                 self.opcode = ""
-                return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+                return new_instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
             operands = []
             gaps = [lead]
         g = self.ws()
@@ -655,7 +660,7 @@ class Parser(DirectiveParser):
         self.pos += 1
         gaps.append(self.trailing())
         self.opcode = ""
-        return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+        return new_instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
 
     def _after_semicolon(self, end: int) -> str:
         self.pos = end
