@@ -30,7 +30,6 @@ from pyptx.ir import (
     Version,
 )
 
-from ._expressions import ExprParser
 from ._lexer import (
     DIRECTIVE,
     FAST_SECTION_DATA,
@@ -39,13 +38,14 @@ from ._lexer import (
     NUMBER,
     VERSION,
 )
+from ._lines import LineRunner
 from ._nodes import new_label, new_section_data
 
 _SECTION_TYPES = {t.value: t for t in PtxType}
 _SIMPLE_VALUES = (Immediate, Symbol)
 
 
-class DirectiveParser(ExprParser):
+class DirectiveParser(LineRunner):
     """The directive rules of :class:`~._parser.Parser` (one module per concern)."""
 
     def version(self, lead: str) -> Version:
@@ -115,31 +115,11 @@ class DirectiveParser(ExprParser):
         self.expect("{", "'{' to open the section body")
         items: list[Node] = []
         self.in_section = True
-        fast = FAST_SECTION_DATA.match if self.fast else None
-        cache = self._statement_cache
         t = self.text
+        step = self._section_step
         while True:
-            if fast is not None:
-                pos = self.pos
-                if t[pos] == "\n":
-                    nl = t.find("\n", pos + 1)
-                    item = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
-                    if item is not None:
-                        items.append(item)
-                        self.pos = nl if nl >= 0 else len(t) - 1
-                        continue
-                m = fast(t, pos)
-                if m is not None:
-                    key = m.group()
-                    item = cache.get(key)
-                    if item is None:
-                        item = self.fast_section_data(m.groups())
-                        if item is not None:
-                            cache[key] = item
-                    if item is not None:
-                        self.pos = m.end()
-                        items.append(item)
-                        continue
+            if self.fast:
+                self.pos = self.fast_lines(self.pos, items, step, self._section_lines)
             g = self.ws()
             c = t[self.pos]
             if c == "}":
@@ -154,6 +134,21 @@ class DirectiveParser(ExprParser):
         self.pos += 1
         gaps += (g, self.trailing())
         return Section(name, tuple(items), tuple(gaps))
+
+    def _section_step(self, pos: int) -> tuple[Node, int, bool] | None:
+        """The :data:`FAST_SECTION_DATA` fast path at ``pos`` (a :data:`~._lines.Step`)."""
+        m = FAST_SECTION_DATA.match(self.text, pos)
+        if m is None:
+            return None
+        key = m.group()
+        cache = self._section_cache
+        item = cache.get(key)
+        if item is None:
+            item = self.fast_section_data(m.groups())
+            if item is None:
+                return None
+            cache[key] = item
+        return item, m.end(), True
 
     def fast_section_data(self, groups: tuple[Any, ...]) -> SectionData | None:
         """Build a one-line data directive of simple values, or return ``None``."""

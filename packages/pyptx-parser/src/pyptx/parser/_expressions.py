@@ -37,6 +37,7 @@ from ._lexer import (
     NUMBER,
     OPERAND_PIECE,
     PRECEDENCE,
+    REGISTER_PIECE,
     STRING,
     TRAILING,
     TRIVIA,
@@ -91,8 +92,13 @@ class ExprParser:
         self._imm_cache: dict[str, Immediate] = {}
         self._piece_cache: dict[str, tuple[Operand, str]] = {}
         # Whole-line statements by their exact text (lead and trailing included); nodes are
-        # immutable values, so identical lines can share one node.
+        # immutable values, so identical lines can share one node. Function bodies and
+        # sections keep apart (a section's data line is no statement of a function body).
         self._statement_cache: dict[str, Node] = {}
+        self._section_cache: dict[str, Node] = {}
+        # The same, for statements that fill one line, keyed by the line's text.
+        self._body_lines: dict[str, Node] = {}
+        self._section_lines: dict[str, Node] = {}
 
     # ----------------------------------------------------------------- diagnostics
 
@@ -362,6 +368,13 @@ class ExprParser:
         hit = self._piece_cache.get(piece)
         if hit is not None:
             return hit
+        m = REGISTER_PIECE.match(piece)
+        if m is not None:
+            lead, reg, trail = m.groups()
+            make = new_special_register if reg in SPECIAL_REGISTERS else new_register
+            reg_out: tuple[Operand, str] = (make(reg, (lead,)), trail)
+            self._piece_cache[piece] = reg_out
+            return reg_out
         m = OPERAND_PIECE.match(piece)
         if m is None:
             return self._fast_vector_piece(piece) if "{" in piece else None

@@ -81,12 +81,20 @@ OPERAND_PIECE = re.compile(
     r")([ \t]*)\Z"
 )
 
+# A piece of an operand segment that is just a register (the commonest one).
+REGISTER_PIECE = re.compile(r"([ \t]*)(%[\w$]+)([ \t]*)\Z")
+
 # A one-line brace vector of simple operands, e.g. ``{%f1, %f2, %f3, %f4}``.
 VECTOR_BODY = re.compile(r"\{([^{}()\"/|!@;\n\\]*)\}")
 # A whole operand piece that is such a vector, with the spaces around it.
 VECTOR_PIECE = re.compile(r"([ \t]*)\{([^{}]*)\}([ \t]*)\Z")
 # Comma-separated pieces of an operand segment, keeping each {...} vector whole.
 SEGMENT_PIECES = re.compile(r"(?:[^,{}]|\{[^{}]*\})+")
+
+# An instruction mnemonic and its operand segment, up to the ';' (used by FAST_STATEMENT and
+# SIMPLE_INSTRUCTION, which must split an unguarded instruction the same way).
+_INSTRUCTION = r"([A-Za-z_][\w]*(?:\.[\w:]+)*)((?:[ \t][^;\n()\"/|!@\\:]*)?);"
+_TRAILING = r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
 
 # One whole-line statement of a function body that needs none of the general rules: its
 # leading trivia holds no block comment, and it is an instruction whose operands are all simple
@@ -97,13 +105,16 @@ FAST_STATEMENT = re.compile(
     r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
     r"(?:"
     r"(?:@([ \t]*)(!?)([ \t]*)(%?[A-Za-z_$][\w$]*)([ \t]+))?"
-    r"([A-Za-z_][\w]*(?:\.[\w:]+)*)"
-    r"((?:[ \t][^;\n()\"/|!@\\:]*)?);"
-    r"|([A-Za-z_$][\w$]*)([ \t]*):(?!:)"
+    + _INSTRUCTION
+    + r"|([A-Za-z_$][\w$]*)([ \t]*):(?!:)"
     r"|\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])"
-    r")"
-    r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
+    r")" + _TRAILING
 )
+# The commonest case of FAST_STATEMENT, cheaper to match: an unguarded instruction on a line
+# of its own after one line break and indentation. Where it matches, FAST_STATEMENT matches
+# the same text with the same lead, mnemonic, segment and trailing trivia. Groups: lead,
+# mnemonic, operand segment, trailing trivia.
+SIMPLE_INSTRUCTION = re.compile(r"(\n[ \t]*)" + _INSTRUCTION + _TRAILING)
 
 # A one-line ``.section`` data directive with simple values: lead (no block comments), type,
 # values segment, comment; the line must end right after.

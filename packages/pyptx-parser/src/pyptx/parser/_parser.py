@@ -48,6 +48,7 @@ from ._lexer import (
     NUMBER,
     OPERAND_SEGMENT,
     SEGMENT_PIECES,
+    SIMPLE_INSTRUCTION,
 )
 from ._nodes import (
     new_instruction,
@@ -415,33 +416,10 @@ class Parser(DirectiveParser):
         statements: list[Node] = []
         append = statements.append
         t = self.text
-        fast = FAST_STATEMENT.match if self.fast else None
-        cache = self._statement_cache
+        step = self._statement_step
         while True:
-            if fast is not None:
-                # Consecutive one-line statements, without leaving this loop. A line seen
-                # before (same text, lead included) is the same node: look it up first.
-                pos = self.pos
-                while True:
-                    if t[pos] == "\n":
-                        nl = t.find("\n", pos + 1)
-                        node = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
-                        if node is not None:
-                            append(node)
-                            pos = nl if nl >= 0 else len(t) - 1
-                            continue
-                    m = fast(t, pos)
-                    if m is None:
-                        break
-                    key = m.group()
-                    node = cache.get(key)
-                    if node is None:
-                        node = self.fast_statement(m.groups(), key)
-                        if node is None:
-                            break
-                    append(node)
-                    pos = m.end()
-                self.pos = pos
+            if self.fast:
+                self.pos = self.fast_lines(self.pos, statements, step, self._body_lines)
             start = self.pos
             g = self.ws()
             c = t[self.pos]
@@ -452,7 +430,7 @@ class Parser(DirectiveParser):
             bare = self.bare_names_seen
             node = self.body_statement(g)
             append(node)
-            if fast is not None and bare == self.bare_names_seen:
+            if self.fast and bare == self.bare_names_seen:
                 self._remember_line(start, node)
         self.pos += 1
         self.depth -= 1
@@ -475,6 +453,34 @@ class Parser(DirectiveParser):
         ):
             return  # declares bare register names: it changes how later lines read
         self._statement_cache[text[start : self.pos]] = node
+        if text[self.pos] in "\n\0":
+            self._body_lines[text[start + 1 : self.pos]] = node
+
+    def _statement_step(self, pos: int) -> tuple[Node, int, bool] | None:
+        """The :data:`FAST_STATEMENT` fast path at ``pos`` (a :data:`~._lines.Step`)."""
+        cache = self._statement_cache
+        m = SIMPLE_INSTRUCTION.match(self.text, pos)
+        if m is not None:
+            key = m.group()
+            node = cache.get(key)
+            if node is None:
+                lead, word, segment, trail = m.groups()
+                node = self.fast_instruction(lead, word, segment, trail, key)
+                if node is None:
+                    return None
+                return node, m.end(), key in cache
+            return node, m.end(), True
+        m = FAST_STATEMENT.match(self.text, pos)
+        if m is None:
+            return None
+        key = m.group()
+        node = cache.get(key)
+        if node is not None:
+            return node, m.end(), True
+        node = self.fast_statement(m.groups(), key)
+        if node is None:
+            return None
+        return node, m.end(), key in cache
 
     def fast_statement(self, groups: tuple[Any, ...], key: str) -> Node | None:
         """Build the node for a :data:`FAST_STATEMENT` match, or ``None`` to use the rules.
@@ -509,6 +515,26 @@ class Parser(DirectiveParser):
             loc = new_loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
             self._statement_cache[key] = loc
             return loc
+        if pred_name is None:
+            return self.fast_instruction(lead, word, segment, trail, key)
+        return self.fast_instruction(
+            lead, word, segment, trail, key, (pg1, bang, pg2, pred_name, mlead)
+        )
+
+    def fast_instruction(
+        self,
+        lead: str,
+        word: str,
+        segment: str,
+        trail: str,
+        key: str,
+        guard: tuple[str, str, str, str, str] | None = None,
+    ) -> Instruction | None:
+        """Build an instruction from the groups of :data:`FAST_STATEMENT`, or return ``None``.
+
+        ``guard`` holds the predicate's groups (gap after ``@``, ``!``, gap, name, gap before
+        the mnemonic) when there is one. See :meth:`fast_statement`.
+        """
         split = self._mnemonics.get(word)
         if split is None:
             opcode, *mods = word.split(".")
@@ -518,13 +544,15 @@ class Parser(DirectiveParser):
         if opcode == "call":
             return None
         predicate = None
-        if pred_name is not None:
+        cacheable = True
+        if guard is not None:
+            pg1, bang, pg2, pred_name, mlead = guard
             if bang:
                 predicate = new_predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
             else:
                 predicate = new_predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
             lead = mlead
-        cacheable = pred_name is None or pred_name.startswith("%")
+            cacheable = pred_name.startswith("%")
         if not segment or segment.isspace():
             insn = new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
         else:
