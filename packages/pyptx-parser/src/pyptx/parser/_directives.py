@@ -119,7 +119,9 @@ class DirectiveParser(LineRunner):
         step = self._section_step
         while True:
             if self.fast:
-                self.pos = self.fast_lines(self.pos, items, step, self._section_lines)
+                self.pos = self.fast_lines(
+                    self.pos, items, step, self._section_lines, self._section_cache
+                )
             g = self.ws()
             c = t[self.pos]
             if c == "}":
@@ -135,20 +137,20 @@ class DirectiveParser(LineRunner):
         gaps += (g, self.trailing())
         return Section(name, tuple(items), tuple(gaps))
 
-    def _section_step(self, pos: int) -> tuple[Node, int, bool] | None:
-        """The :data:`FAST_SECTION_DATA` fast path at ``pos`` (a :data:`~._lines.Step`)."""
+    def _section_step(self, pos: int, stop: int) -> tuple[Node, int, bool] | None:
+        """The fast path of section bodies at ``pos`` (a :data:`~._lines.Step`)."""
         m = FAST_SECTION_DATA.match(self.text, pos)
         if m is None:
             return None
-        key = m.group()
-        cache = self._section_cache
-        item = cache.get(key)
-        if item is None:
-            item = self.fast_section_data(m.groups())
-            if item is None:
-                return None
-            cache[key] = item
-        return item, m.end(), True
+        end = m.end()
+        if end != stop:
+            item = self._section_cache.get(m.group())
+            if item is not None:
+                return item, end, False
+        data = self.fast_section_data(m.groups())
+        if data is None:
+            return None
+        return data, end, True
 
     def fast_section_data(self, groups: tuple[Any, ...]) -> SectionData | None:
         """Build a one-line data directive of simple values, or return ``None``."""

@@ -15,9 +15,12 @@ from pyptx.ir import Node
 
 from ._expressions import ExprParser
 
-Step = Callable[[int], "tuple[Node, int, bool] | None"]
-"""Parse one statement at an offset: ``(node, end offset, whether its line may be cached)``,
-or ``None`` when the fast path does not apply there."""
+Step = Callable[[int, int], "tuple[Node, int, bool] | None"]
+"""``step(pos, stop)`` parses one statement at ``pos``: ``(node, end offset, whether the node
+may stand for every later occurrence of its text)``, or ``None`` when the fast path does not
+apply there. ``stop`` is where the line that starts at ``pos`` ends, or -1 when ``pos`` is
+not at a line break; a statement ending there was looked up by its line already (see
+:meth:`LineRunner.fast_lines`), any other one the step looks up itself."""
 
 
 class LineRunner(ExprParser):
@@ -32,26 +35,38 @@ class LineRunner(ExprParser):
         # A line break's offset and the index of the line after it, to count from.
         self._mark = (-1, 0)
 
-    def fast_lines(self, pos: int, items: list[Node], step: Step, cache: dict[str, Node]) -> int:
+    def fast_lines(
+        self,
+        pos: int,
+        items: list[Node],
+        step: Step,
+        lines_cache: dict[str, Node],
+        cache: dict[str, Node],
+    ) -> int:
         """Append the nodes of the statements at ``pos`` that need no general rule.
 
-        Lines found in ``cache`` (keyed by their text, without the line break before them)
-        are taken from it; any other statement goes to ``step``, and a statement that
-        ``step`` parses as exactly one whole line is added to ``cache`` when ``step``
-        allows it. Returns the offset where the general rules must take over.
+        Lines found in ``lines_cache`` (keyed by their text, without the line break before
+        them) are taken from it; any other statement goes to ``step``. A node that ``step``
+        allows to be shared is remembered: in ``lines_cache`` when its statement is exactly
+        one whole line, otherwise in ``cache`` under its exact text. A whole line is never
+        put in ``cache``, so a line missing from ``lines_cache`` is also missing there.
+        Returns the offset where the general rules must take over.
         """
         t = self.text
         lines = self._lines
-        get = cache.get
+        get = lines_cache.get
         append = items.append
         mark, i = self._mark
         while True:
             if t[pos] != "\n":
-                hit = step(pos)
+                hit = step(pos, -1)
                 if hit is None:
                     break
                 append(hit[0])
-                pos = hit[1]
+                end = hit[1]
+                if hit[2]:
+                    cache[t[pos:end]] = hit[0]
+                pos = end
                 continue
             if pos != mark:
                 if pos < mark:
@@ -59,7 +74,7 @@ class LineRunner(ExprParser):
                 i += t.count("\n", mark + 1, pos + 1)
                 mark = pos
             start = i
-            node = get(lines[i])
+            node: Node | None = get(lines[i])
             while node is not None:
                 append(node)
                 i += 1
@@ -67,17 +82,20 @@ class LineRunner(ExprParser):
             if i != start:
                 pos += i - start + sum(map(len, lines[start:i]))
                 mark = pos
-            hit = step(pos)
+            line = lines[i]
+            stop = pos + 1 + len(line)
+            hit = step(pos, stop)
             if hit is None:
                 break
-            node, end, cacheable = hit
-            append(node)
-            line = lines[i]
-            if end == pos + 1 + len(line):
-                if cacheable:
-                    cache[line] = node
+            new, end, share = hit
+            append(new)
+            if end == stop:
+                if share:
+                    lines_cache[line] = new
                 mark = end
                 i += 1
+            elif share:
+                cache[t[pos:end]] = new
             pos = end
         self._mark = (mark, i)
         return pos

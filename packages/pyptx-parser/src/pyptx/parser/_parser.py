@@ -20,6 +20,7 @@ from pyptx.ir import (
     FunctionKind,
     Immediate,
     Instruction,
+    Label,
     LabelRef,
     Linkage,
     Loc,
@@ -419,7 +420,9 @@ class Parser(DirectiveParser):
         step = self._statement_step
         while True:
             if self.fast:
-                self.pos = self.fast_lines(self.pos, statements, step, self._body_lines)
+                self.pos = self.fast_lines(
+                    self.pos, statements, step, self._body_lines, self._statement_cache
+                )
             start = self.pos
             g = self.ws()
             c = t[self.pos]
@@ -452,42 +455,46 @@ class Parser(DirectiveParser):
             and any(not d.name.startswith("%") for d in node.declarators)
         ):
             return  # declares bare register names: it changes how later lines read
-        self._statement_cache[text[start : self.pos]] = node
         if text[self.pos] in "\n\0":
             self._body_lines[text[start + 1 : self.pos]] = node
+        else:
+            self._statement_cache[text[start : self.pos]] = node
 
-    def _statement_step(self, pos: int) -> tuple[Node, int, bool] | None:
-        """The :data:`FAST_STATEMENT` fast path at ``pos`` (a :data:`~._lines.Step`)."""
-        cache = self._statement_cache
-        m = SIMPLE_INSTRUCTION.match(self.text, pos)
+    def _statement_step(self, pos: int, stop: int) -> tuple[Node, int, bool] | None:
+        """The fast paths of function bodies at ``pos`` (a :data:`~._lines.Step`)."""
+        t = self.text
+        seen = self.bare_names_seen
+        m = SIMPLE_INSTRUCTION.match(t, pos)
         if m is not None:
-            key = m.group()
-            node = cache.get(key)
-            if node is None:
-                lead, word, segment, trail = m.groups()
-                node = self.fast_instruction(lead, word, segment, trail, key)
-                if node is None:
-                    return None
-                return node, m.end(), key in cache
-            return node, m.end(), True
-        m = FAST_STATEMENT.match(self.text, pos)
+            end = m.end()
+            if end != stop:
+                node = self._statement_cache.get(m.group())
+                if node is not None:
+                    return node, end, False
+            lead, word, segment, trail = m.groups()
+            insn = self.fast_instruction(lead, word, segment, trail)
+            if insn is None:
+                return None
+            return insn, end, self.bare_names_seen == seen
+        m = FAST_STATEMENT.match(t, pos)
         if m is None:
             return None
-        key = m.group()
-        node = cache.get(key)
-        if node is not None:
-            return node, m.end(), True
-        node = self.fast_statement(m.groups(), key)
+        end = m.end()
+        if end != stop:
+            node = self._statement_cache.get(m.group())
+            if node is not None:
+                return node, end, False
+        node = self.fast_statement(m.groups())
         if node is None:
             return None
-        return node, m.end(), key in cache
+        return node, end, self.bare_names_seen == seen and not isinstance(node, Label)
 
-    def fast_statement(self, groups: tuple[Any, ...], key: str) -> Node | None:
+    def fast_statement(self, groups: tuple[Any, ...]) -> Node | None:
         """Build the node for a :data:`FAST_STATEMENT` match, or ``None`` to use the rules.
 
-        Produces exactly the tree the general rules produce for the same text. Statements
-        whose meaning does not depend on the surrounding function (no bare identifiers) are
-        remembered under their text ``key``, so a repeated line yields the same node object.
+        Produces exactly the tree the general rules produce for the same text. A node whose
+        meaning does not depend on the surrounding function (no label, no bare identifier:
+        see :attr:`bare_names_seen`) may stand for every repeat of its text.
         """
         (
             lead,
@@ -512,14 +519,11 @@ class Parser(DirectiveParser):
             if label is not None:
                 self.labels.add(label)
                 return new_label(label, (lead, lgap, trail))
-            loc = new_loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
-            self._statement_cache[key] = loc
-            return loc
+            return new_loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
         if pred_name is None:
-            return self.fast_instruction(lead, word, segment, trail, key)
-        return self.fast_instruction(
-            lead, word, segment, trail, key, (pg1, bang, pg2, pred_name, mlead)
-        )
+            return self.fast_instruction(lead, word, segment, trail)
+        guard = (pg1, bang, pg2, pred_name, mlead)
+        return self.fast_instruction(lead, word, segment, trail, guard)
 
     def fast_instruction(
         self,
@@ -527,7 +531,6 @@ class Parser(DirectiveParser):
         word: str,
         segment: str,
         trail: str,
-        key: str,
         guard: tuple[str, str, str, str, str] | None = None,
     ) -> Instruction | None:
         """Build an instruction from the groups of :data:`FAST_STATEMENT`, or return ``None``.
@@ -544,7 +547,6 @@ class Parser(DirectiveParser):
         if opcode == "call":
             return None
         predicate = None
-        cacheable = True
         if guard is not None:
             pg1, bang, pg2, pred_name, mlead = guard
             if bang:
@@ -552,37 +554,31 @@ class Parser(DirectiveParser):
             else:
                 predicate = new_predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
             lead = mlead
-            cacheable = pred_name.startswith("%")
         if not segment or segment.isspace():
-            insn = new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+            return new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+        self.opcode = opcode
+        operands = []
+        gaps = [lead]
+        cache = self._piece_cache
+        if "{" in segment:
+            pieces = SEGMENT_PIECES.findall(segment)
+            if ",".join(pieces) != segment:
+                self.opcode = ""
+                return None  # an empty operand or stray brace: the general rules report it
         else:
-            self.opcode = opcode
-            operands = []
-            gaps = [lead]
-            cache = self._piece_cache
-            if "{" in segment:
-                pieces = SEGMENT_PIECES.findall(segment)
-                if ",".join(pieces) != segment:
-                    self.opcode = ""
-                    return None  # an empty operand or stray brace: the general rules report it
-            else:
-                pieces = segment.split(",")
-            for piece in pieces:
-                hit = cache.get(piece)
+            pieces = segment.split(",")
+        for piece in pieces:
+            hit = cache.get(piece)
+            if hit is None:
+                hit = self.fast_piece(piece)
                 if hit is None:
-                    hit = self.fast_piece(piece)
-                    if hit is None:
-                        self.opcode = ""
-                        return None
-                    cacheable = cacheable and piece in cache
-                operands.append(hit[0])
-                gaps.append(hit[1])
-            gaps.append(trail)
-            self.opcode = ""
-            insn = new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
-        if cacheable:
-            self._statement_cache[key] = insn
-        return insn
+                    self.opcode = ""
+                    return None
+            operands.append(hit[0])
+            gaps.append(hit[1])
+        gaps.append(trail)
+        self.opcode = ""
+        return new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
 
     def _pred_atom(self, name: str, lead: str) -> Any:
         if name.startswith("%"):
