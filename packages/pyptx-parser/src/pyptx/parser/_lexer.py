@@ -116,6 +116,18 @@ FAST_STATEMENT = re.compile(
 # mnemonic, operand segment, trailing trivia.
 SIMPLE_INSTRUCTION = re.compile(r"(\n[ \t]*)" + _INSTRUCTION + _TRAILING)
 
+# A one-line declaration of one name with at most a register range or one array size, after one
+# line break and indentation (``.reg .b32 %r<12>;``, ``.local .align 8 .b8 depot[16];``).
+# Groups: lead | the qualifiers, each with the gap after it | name | before '<', after '<',
+# count, before '>' | before '[', after '[', size, before ']' | before ';' | trailing trivia.
+FAST_DECLARATION = re.compile(
+    r"(\n[ \t]*)((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
+    r"(?:([ \t]*)<([ \t]*)([0-9]+)([ \t]*)>|([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?"
+    r"([ \t]*);" + _TRAILING
+)
+# One qualifier of FAST_DECLARATION: word, gap, and for ``.align`` its number and gap.
+QUALIFIER_PART = re.compile(r"(\.[A-Za-z_][\w:]*)([ \t]+)(?:([0-9]+)([ \t]+))?")
+
 # A one-line ``.section`` data directive with simple values: lead (no block comments), type,
 # values segment, comment; the line must end right after.
 FAST_SECTION_DATA = re.compile(

@@ -29,20 +29,19 @@ from pyptx.ir import (
     Param,
     Pragma,
     Predicate,
-    PtrQualifier,
-    PtxType,
     Rewriter,
     StateSpace,
     Symbol,
     VarAttribute,
     VariableDecl,
-    VectorWidth,
 )
 from pyptx.ir.declarations import DeclQualifier
 
+from ._declarations import DECL_STARTS, FUNCTION_KINDS, QUALIFIERS, fast_declaration
 from ._directives import DirectiveParser
 from ._lexer import (
     DIRECTIVE,
+    FAST_DECLARATION,
     FAST_STATEMENT,
     LABEL,
     MNEMONIC,
@@ -60,33 +59,9 @@ from ._nodes import (
     new_special_register,
 )
 
-_QUALIFIERS: dict[str, DeclQualifier] = {}
-_QUALIFIERS.update({"." + q.value: q for q in Linkage})
-_QUALIFIERS.update({"." + q.value: q for q in StateSpace})
-_QUALIFIERS.update({"." + q.value: q for q in PtxType})
-_QUALIFIERS.update({f".v{n}": VectorWidth(n) for n in (2, 4, 8)})
-_QUALIFIERS[".ptr"] = PtrQualifier()
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
-_FUNCTION_KINDS = {".entry": FunctionKind.ENTRY, ".func": FunctionKind.FUNC}
 # Statements whose tree depends only on their own text (given no bare identifiers).
 _CONTEXT_FREE = (Instruction, VariableDecl, Loc, Pragma)
-_DECL_STARTS = frozenset(
-    "." + w
-    for w in (
-        "reg",
-        "local",
-        "shared",
-        "param",
-        "const",
-        "global",
-        "tex",
-        "sreg",
-        "visible",
-        "extern",
-        "weak",
-        "common",
-    )
-)
 
 
 class _FixSymbols(Rewriter):
@@ -154,7 +129,7 @@ class Parser(DirectiveParser):
         if rule is not None:
             self.pos = m.end()
             return rule(lead)
-        if word in _FUNCTION_KINDS or word in _QUALIFIERS:
+        if word in FUNCTION_KINDS or word in QUALIFIERS:
             return self.declaration(lead, top=True)
         self.error(f"unknown directive {word!r} at module scope", length=len(word))
 
@@ -172,7 +147,7 @@ class Parser(DirectiveParser):
             if m is None:
                 self.expected("a declaration qualifier such as .reg, .align or .b32")
             word = m.group()
-            if word in _FUNCTION_KINDS and all(isinstance(q, Linkage) for q in quals):
+            if word in FUNCTION_KINDS and all(isinstance(q, Linkage) for q in quals):
                 self.pos = m.end()
                 return quals, gaps, "", word
             self.pos = m.end()
@@ -182,7 +157,7 @@ class Parser(DirectiveParser):
             elif word == ".attribute":
                 quals.append(self.var_attribute(gaps))
             else:
-                q = _QUALIFIERS.get(word)
+                q = QUALIFIERS.get(word)
                 if q is None:
                     self.error(f"unknown qualifier {word!r} in a declaration", m.start(), len(word))
                 quals.append(q)
@@ -333,7 +308,7 @@ class Parser(DirectiveParser):
 
     def function(self, linkage: list[Any], gaps: list[str], kw: str) -> Function:
         t = self.text
-        kind = _FUNCTION_KINDS[kw]
+        kind = FUNCTION_KINDS[kw]
         returns = params = None
         g = self.ws()
         if kind is FunctionKind.FUNC and t[self.pos] == "(":
@@ -478,7 +453,7 @@ class Parser(DirectiveParser):
             return insn, end, self.bare_names_seen == seen
         m = FAST_STATEMENT.match(t, pos)
         if m is None:
-            return None
+            return self._declaration_step(pos)
         end = m.end()
         if end != stop:
             node = self._statement_cache.get(m.group())
@@ -488,6 +463,24 @@ class Parser(DirectiveParser):
         if node is None:
             return None
         return node, end, self.bare_names_seen == seen and not isinstance(node, Label)
+
+    def _declaration_step(self, pos: int) -> tuple[Node, int, bool] | None:
+        """The :data:`FAST_DECLARATION` fast path at ``pos`` (see :meth:`_statement_step`)."""
+        m = FAST_DECLARATION.match(self.text, pos)
+        if m is None:
+            return None
+        decl = fast_declaration(m.groups())
+        if decl is None:
+            return None
+        d = decl.declarators[0]
+        if d.name.startswith("%") or StateSpace.REG not in decl.qualifiers:
+            return decl, m.end(), True
+        # declares a bare register name: it changes how later lines read
+        if d.range_count is None:
+            self.bare_regs.add(d.name)
+        else:
+            self.reg_ranges[d.name] = d.range_count
+        return decl, m.end(), False
 
     def fast_statement(self, groups: tuple[Any, ...]) -> Node | None:
         """Build the node for a :data:`FAST_STATEMENT` match, or ``None`` to use the rules.
@@ -599,7 +592,7 @@ class Parser(DirectiveParser):
             if rule is not None:
                 self.pos = m.end()  # type: ignore[union-attr]
                 return rule(lead)
-            if word in _DECL_STARTS:
+            if word in DECL_STARTS:
                 return self.declaration(lead)
             self.error(f"unknown directive {word!r} in a function body", length=len(word) or 1)
         if c == "{":
