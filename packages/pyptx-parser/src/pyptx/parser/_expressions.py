@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pyptx.ir import (
     SPECIAL_REGISTERS,
@@ -91,6 +91,9 @@ class ExprParser:
         self._reg_cache: dict[str, Register] = {}
         self._imm_cache: dict[str, Immediate] = {}
         self._piece_cache: dict[str, tuple[Operand, str]] = {}
+        # The pattern groups of operand pieces with bare names, whose nodes depend on where
+        # they are (see :meth:`bare_name`).
+        self._bare_pieces: dict[str, tuple[Any, ...]] = {}
         # Whole-line statements by their exact text (lead and trailing included); nodes are
         # immutable values, so identical lines can share one node. Function bodies and
         # sections keep apart (a section's data line is no statement of a function body).
@@ -155,6 +158,9 @@ class ExprParser:
         c = t[p]
         if c not in " \t\r\n/\f\v":
             return ""
+        if c == " " and t[p + 1] not in " \t\r\n/\f\v":
+            self.pos = p + 1
+            return " "  # the commonest gap, without the pattern
         end = TRIVIA.match(t, p).end()  # type: ignore[union-attr]
         if t[end] == "/" and t[end + 1] == "*":
             self.error("unterminated /* comment (no closing */ before end of input)", end, 2)
@@ -368,19 +374,22 @@ class ExprParser:
         hit = self._piece_cache.get(piece)
         if hit is not None:
             return hit
-        m = REGISTER_PIECE.match(piece)
-        if m is not None:
-            lead, reg, trail = m.groups()
-            make = new_special_register if reg in SPECIAL_REGISTERS else new_register
-            reg_out: tuple[Operand, str] = (make(reg, (lead,)), trail)
-            self._piece_cache[piece] = reg_out
-            return reg_out
-        m = OPERAND_PIECE.match(piece)
-        if m is None:
-            return self._fast_vector_piece(piece) if "{" in piece else None
-        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = (
-            m.groups()
-        )
+        groups = self._bare_pieces.get(piece)
+        if groups is None:
+            m = REGISTER_PIECE.match(piece)
+            if m is not None:
+                lead, reg, trail = m.groups()
+                make = new_special_register if reg in SPECIAL_REGISTERS else new_register
+                reg_out: tuple[Operand, str] = (make(reg, (lead,)), trail)
+                self._piece_cache[piece] = reg_out
+                return reg_out
+            m = OPERAND_PIECE.match(piece)
+            if m is None:
+                return self._fast_vector_piece(piece) if "{" in piece else None
+            groups = m.groups()
+        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = groups
+        if bare == "generic" or bbare == "generic":
+            return None  # generic(...) reads past the piece: the general rules parse it
         node: Operand
         cacheable = True
         if reg is not None:
@@ -416,6 +425,8 @@ class ExprParser:
         out = (node, trail)
         if cacheable:
             self._piece_cache[piece] = out
+        else:
+            self._bare_pieces[piece] = groups
         return out
 
     def _fast_vector_piece(self, piece: str) -> tuple[Operand, str] | None:

@@ -111,10 +111,13 @@ FAST_STATEMENT = re.compile(
     r")" + _TRAILING
 )
 # The commonest case of FAST_STATEMENT, cheaper to match: an unguarded instruction on a line
-# of its own after one line break and indentation. Where it matches, FAST_STATEMENT matches
-# the same text with the same lead, mnemonic, segment and trailing trivia. Groups: lead,
-# mnemonic, operand segment, trailing trivia.
-SIMPLE_INSTRUCTION = re.compile(r"(\n[ \t]*)" + _INSTRUCTION + _TRAILING)
+# of its own after one line break and indentation. Groups: lead, mnemonic, operand segment,
+# trailing trivia. Its mnemonic pattern is looser (flat after the first dot): where the
+# mnemonic has no empty component, FAST_STATEMENT matches the same text with the same groups,
+# and where it has one, FAST_STATEMENT does not match at all.
+SIMPLE_INSTRUCTION = re.compile(
+    r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
+)
 
 # A one-line declaration of one name with at most a register range or one array size, after one
 # line break and indentation (``.reg .b32 %r<12>;``, ``.local .align 8 .b8 depot[16];``).

@@ -534,6 +534,8 @@ class Parser(DirectiveParser):
         split = self._mnemonics.get(word)
         if split is None:
             opcode, *mods = word.split(".")
+            if "" in mods:
+                return None  # not a mnemonic (see SIMPLE_INSTRUCTION): the rules report it
             split = (opcode, tuple(mods))
             self._mnemonics[word] = split
         opcode = split[0]
