@@ -15,6 +15,7 @@ from pyptx.ir import (
     Declarator,
     FunctionKind,
     Linkage,
+    Param,
     PtrQualifier,
     PtxType,
     StateSpace,
@@ -76,12 +77,44 @@ def fast_declaration(groups: tuple[Any, ...]) -> VariableDecl | None:
         semi,
         trail,
     ) = groups
-    parts = QUALIFIER_PART.findall(qual_text)
-    if parts[0][0] not in DECL_STARTS:
+    qualified = _qualifiers(lead, qual_text)
+    if qualified is None or qualified[0] not in DECL_STARTS:
         return None
+    _, quals, gaps, g = qualified
+    if count is not None:
+        declarator = Declarator(name, (), int(count), None, (g, lt_gap, lt_in, gt_gap))
+    elif size is not None:
+        declarator = Declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
+    else:
+        declarator = Declarator(name, (), None, None, (g,))
+    gaps += (semi, trail)
+    return VariableDecl(tuple(quals), (declarator,), tuple(gaps))
+
+
+def fast_param(lead: str, groups: tuple[Any, ...]) -> Param | None:
+    """The parameter of one :data:`~._lexer.FAST_PARAM` match after ``lead``, or ``None``."""
+    qual_text, name, br_gap, br_in, size, br_out = groups
+    qualified = _qualifiers(lead, qual_text)
+    if qualified is None:
+        return None
+    _, quals, gaps, g = qualified
+    if size is not None:
+        declarator = Declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
+    else:
+        declarator = Declarator(name, (), None, None, (g,))
+    return Param(tuple(quals), declarator, tuple(gaps))
+
+
+def _qualifiers(lead: str, text: str) -> tuple[str, list[DeclQualifier], list[str], str] | None:
+    """First word, qualifiers, gaps and the gap before the name, as ``Parser.qualifiers`` gives.
+
+    ``None`` for a word that is no qualifier (the general rules report it), ``.entry`` and
+    ``.func`` included.
+    """
     quals: list[DeclQualifier] = []
     gaps = [lead]
     g = ""
+    parts = QUALIFIER_PART.findall(text)
     for k, (word, gap, number, number_gap) in enumerate(parts):
         if k:
             gaps.append(g)
@@ -97,11 +130,4 @@ def fast_declaration(groups: tuple[Any, ...]) -> VariableDecl | None:
                 return None
             quals.append(q)
             g = gap
-    if count is not None:
-        declarator = Declarator(name, (), int(count), None, (g, lt_gap, lt_in, gt_gap))
-    elif size is not None:
-        declarator = Declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
-    else:
-        declarator = Declarator(name, (), None, None, (g,))
-    gaps += (semi, trail)
-    return VariableDecl(tuple(quals), (declarator,), tuple(gaps))
+    return parts[0][0], quals, gaps, g

@@ -35,6 +35,7 @@ from ._lexer import (
     IDENT,
     INTEGER,
     NUMBER,
+    NUMBER_LIST,
     OPERAND_PIECE,
     PRECEDENCE,
     REGISTER_PIECE,
@@ -276,8 +277,35 @@ class ExprParser:
 
     def brace_list(self, lead: str) -> BraceList:
         """Parse a ``{...}`` initializer list."""
+        if self.fast and self.depth < MAX_DEPTH:
+            numbers = self._number_list(lead)
+            if numbers is not None:
+                return numbers
         items, gaps = self._braced(lead, "}", self.init_item, "an initializer")
         return BraceList(tuple(items), gaps)
+
+    def _number_list(self, lead: str) -> BraceList | None:
+        """``{1, 2, ...}`` of decimal integers and spaces only, as the general rules build it."""
+        m = NUMBER_LIST.match(self.text, self.pos)
+        if m is None:
+            return None
+        items: list[Expr] = []
+        gaps = [lead]
+        cache = self._imm_cache
+        for piece in m.group(1).split(","):
+            body = piece.lstrip(" \t\r\n")
+            number = body.rstrip(" \t\r\n")
+            if not number.isdigit():
+                return None  # an empty item or two numbers without a comma
+            item_lead = piece[: len(piece) - len(body)]
+            key = item_lead + number
+            imm = cache.get(key)
+            if imm is None:
+                imm = cache[key] = new_immediate(number, (item_lead,))
+            items.append(imm)
+            gaps.append(body[len(number) :])
+        self.pos = m.end()
+        return BraceList(tuple(items), tuple(gaps))
 
     def _braced(self, lead: str, close: str, item, what: str):  # type: ignore[no-untyped-def]
         start = self.pos

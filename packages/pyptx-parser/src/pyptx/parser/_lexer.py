@@ -84,6 +84,9 @@ OPERAND_PIECE = re.compile(
 # A piece of an operand segment that is just a register (the commonest one).
 REGISTER_PIECE = re.compile(r"([ \t]*)(%[\w$]+)([ \t]*)\Z")
 
+# A brace initializer list of decimal integers, e.g. ``{72, 101, 108}`` (may span lines).
+NUMBER_LIST = re.compile(r"\{([0-9 \t\r\n,]*)\}")
+
 # A one-line brace vector of simple operands, e.g. ``{%f1, %f2, %f3, %f4}``.
 VECTOR_BODY = re.compile(r"\{([^{}()\"/|!@;\n\\]*)\}")
 # A whole operand piece that is such a vector, with the spaces around it.
@@ -127,6 +130,13 @@ FAST_DECLARATION = re.compile(
     r"(\n[ \t]*)((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
     r"(?:([ \t]*)<([ \t]*)([0-9]+)([ \t]*)>|([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?"
     r"([ \t]*);" + _TRAILING
+)
+# One simple parameter of a parameter list, after its lead: qualifiers (as in FAST_DECLARATION),
+# name, and at most one array size (before '[', after '[', size, before ']'), followed by ','
+# or ')' (not consumed).
+FAST_PARAM = re.compile(
+    r"((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
+    r"(?:([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?(?=[ \t\r\n]*[,)])"
 )
 # One qualifier of FAST_DECLARATION: word, gap, and for ``.align`` its number and gap.
 QUALIFIER_PART = re.compile(r"(\.[A-Za-z_][\w:]*)([ \t]+)(?:([0-9]+)([ \t]+))?")

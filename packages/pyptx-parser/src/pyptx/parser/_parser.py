@@ -37,11 +37,18 @@ from pyptx.ir import (
 )
 from pyptx.ir.declarations import DeclQualifier
 
-from ._declarations import DECL_STARTS, FUNCTION_KINDS, QUALIFIERS, fast_declaration
+from ._declarations import (
+    DECL_STARTS,
+    FUNCTION_KINDS,
+    QUALIFIERS,
+    fast_declaration,
+    fast_param,
+)
 from ._directives import DirectiveParser
 from ._lexer import (
     DIRECTIVE,
     FAST_DECLARATION,
+    FAST_PARAM,
     FAST_STATEMENT,
     LABEL,
     MNEMONIC,
@@ -271,6 +278,13 @@ class Parser(DirectiveParser):
         return VariableDecl(tuple(quals), tuple(declarators), tuple(gaps))
 
     def param(self, lead: str) -> Param:
+        if self.fast:
+            m = FAST_PARAM.match(self.text, self.pos)
+            if m is not None:
+                fast = fast_param(lead, m.groups())
+                if fast is not None:
+                    self.pos = m.end()
+                    return fast
         quals, gaps, g, func_kw = self.qualifiers(lead)
         if func_kw is not None:
             self.error(f"{func_kw} cannot appear in a parameter list", self.pos - len(func_kw))
