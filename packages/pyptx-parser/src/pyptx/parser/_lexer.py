@@ -98,6 +98,8 @@ SEGMENT_PIECES = re.compile(r"(?:[^,{}]|\{[^{}]*\})+")
 # SIMPLE_INSTRUCTION, which must split an unguarded instruction the same way).
 _INSTRUCTION = r"([A-Za-z_][\w]*(?:\.[\w:]+)*)((?:[ \t][^;\n()\"/|!@\\:]*)?);"
 _TRAILING = r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
+# Leading trivia without block comments (the fast paths leave those to the general rules).
+_LEAD = r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
 
 # One whole-line statement of a function body that needs none of the general rules: its
 # leading trivia holds no block comment, and it is an instruction whose operands are all simple
@@ -105,8 +107,7 @@ _TRAILING = r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
 # 1 lead | 2-6 guard (@ gap ! gap name gap) | 7 mnemonic | 8 operand segment |
 # 9-10 label name, gap before ':' | 11-16 .loc gaps and numbers | 17 trailing trivia.
 FAST_STATEMENT = re.compile(
-    r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
-    r"(?:"
+    _LEAD + r"(?:"
     r"(?:@([ \t]*)(!?)([ \t]*)(%?[A-Za-z_$][\w$]*)([ \t]+))?"
     + _INSTRUCTION
     + r"|([A-Za-z_$][\w$]*)([ \t]*):(?!:)"
@@ -122,12 +123,13 @@ SIMPLE_INSTRUCTION = re.compile(
     r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
 
-# A one-line declaration of one name with at most a register range or one array size, after one
-# line break and indentation (``.reg .b32 %r<12>;``, ``.local .align 8 .b8 depot[16];``).
-# Groups: lead | the qualifiers, each with the gap after it | name | before '<', after '<',
-# count, before '>' | before '[', after '[', size, before ']' | before ';' | trailing trivia.
+# A one-line declaration of one name with at most a register range or one array size
+# (``.reg .b32 %r<12>;``, ``.local .align 8 .b8 depot[16];``), after a lead as in
+# FAST_STATEMENT. Groups: lead | the qualifiers, each with the gap after it | name | before
+# '<', after '<', count, before '>' | before '[', after '[', size, before ']' | before ';' |
+# trailing trivia.
 FAST_DECLARATION = re.compile(
-    r"(\n[ \t]*)((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
+    _LEAD + r"((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
     r"(?:([ \t]*)<([ \t]*)([0-9]+)([ \t]*)>|([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?"
     r"([ \t]*);" + _TRAILING
 )
