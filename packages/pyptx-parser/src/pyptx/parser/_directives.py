@@ -160,8 +160,9 @@ class DirectiveParser(LineRunner):
             return None
         gaps = [lead]
         values = []
+        cache = self._piece_cache
         for piece in segment.split(","):
-            hit = self.fast_piece(piece)
+            hit = cache.get(piece) or self.new_piece(piece)
             if hit is None or not isinstance(hit[0], _SIMPLE_VALUES):
                 return None
             values.append(hit[0])

@@ -402,6 +402,10 @@ class ExprParser:
         hit = self._piece_cache.get(piece)
         if hit is not None:
             return hit
+        return self.new_piece(piece)
+
+    def new_piece(self, piece: str) -> tuple[Operand, str] | None:
+        """:meth:`fast_piece` for a piece that is not in the piece cache."""
         groups = self._bare_pieces.get(piece)
         if groups is None:
             m = REGISTER_PIECE.match(piece)

@@ -579,7 +579,7 @@ class Parser(DirectiveParser):
         for piece in pieces:
             hit = cache.get(piece)
             if hit is None:
-                hit = self.fast_piece(piece)
+                hit = self.new_piece(piece)
                 if hit is None:
                     self.opcode = ""
                     return None
