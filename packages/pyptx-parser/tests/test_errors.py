@@ -48,6 +48,13 @@ def _where(err: PtxSyntaxError) -> tuple[int, int]:
         (".address_size 48\n", 4, 15, "32 or 64"),
         # .entry inside a body
         (".entry k()\n{\n\t.visible .entry j() {}\n}\n", 6, 11, "only allowed at module scope"),
+        # a section's data line is no statement of a function body, even once seen in a section
+        (
+            ".section .debug_info\n{\n\t.b8 0\n}\n.entry k()\n{\n\t.b8 0\n\tret;\n}\n",
+            10,
+            2,
+            "unknown directive '.b8'",
+        ),
     ],
 )
 def test_error_location_and_message(body: str, line: int, col: int, needle: str) -> None:

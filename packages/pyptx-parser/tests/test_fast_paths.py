@@ -30,3 +30,54 @@ def test_fast_and_general_paths_agree(path) -> None:  # type: ignore[no-untyped-
     fast = Parser(text, str(path), fast=True).module()
     slow = Parser(text, str(path), fast=False).module()
     assert _full(fast) == _full(slow)
+
+
+_HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
+_BODIES = [
+    # declarations: ranges, bare names (declared registers change later lines), arrays, align
+    "\t.reg .b32 %r<3>;\n\t.reg .b64 temp_param_reg;\n\tmov.b64 temp_param_reg, 1;\n",
+    "\t.reg .b32 x<4>;\n\tmov.b32 x3, x1;\n\tmov.b32 x7, x1;\n",
+    "\t.reg.b32 %r<3>;\n\t.reg .b32  %r<3> ;  // c\n\t.reg .b32 %a, %b;\n",
+    "\t.local .align 8 .b8 \t__local_depot0[16];\n\t.shared .align 16 .b8 s[1024] ;\n",
+    "\t.reg .b32 r [ 4 ];\n\t.reg .v4 .b32 v;\n\t.param .b64 param0;\n\t.param .b64 param0;\n",
+    # instructions the looser mnemonic pattern must hand on
+    "\tL1: mov.u32 %r1, %r2;\n\tcp.async.bulk.shared::cluster.b32 [%r1], %r2; // x\n",
+    "\tmov.u32 %r1, generic;\n\tbra L1;\nL1:\n\tbra L1;\n\tbra \tL1;\n",
+    # repeated lines after blank lines, comments and two statements on one line
+    "\tret;\n\n\tret;\n\t// c\n\tret;\n\tret; ret;\n\tret;\n\tret;",
+    "\tmov.u32 %r1, %r2;\r\n\tmov.u32 %r1, %r2;\r\n",
+]
+_MODULES = [
+    # parameter lists: arrays, align, ptr, line breaks and comments between parameters
+    ".entry k(\n\t.param .u64 k_param_0,\n\t.param .align 8 .b8 k_param_1[16],\n"
+    "\t.param .u64 .ptr .global .align 16 k_param_2\n)\n{\n\tret;\n}\n",
+    ".func (.param .b32 r) f(.param .b32 a /* c */, .param .b32 b[2][3], .param .b32 c<2>)\n"
+    "{\n\tret;\n}\n",
+    # initializer lists: numbers over several lines, nested, negative, expressions
+    ".global .align 1 .b8 s[4] = {72, 101,\n\t108, 0};\n.global .b32 t[2] = { 1 ,2 };\n",
+    ".global .b32 u[2][2] = {{1, 2}, {3, 4}};\n.global .b32 v[3] = {1, -2, 3 + 4};\n",
+    ".global .b32 w[2] = {1,, 2};\n",
+    # a section's line seen again in a later section
+    ".section .debug_abbrev\n{\n.b8 1\n.b8 1\n}\n.section .debug_info\n{\n.b8 1\n.b32 $L1\n}\n",
+]
+
+
+def _agree(text: str) -> None:
+    try:
+        slow = Parser(text, "t.ptx", fast=False).module()
+    except Exception as err:  # the fast paths must fail the same way
+        with pytest.raises(type(err)) as info:
+            Parser(text, "t.ptx", fast=True).module()
+        assert str(info.value) == str(err)
+        return
+    assert _full(Parser(text, "t.ptx", fast=True).module()) == _full(slow)
+
+
+@pytest.mark.parametrize("body", _BODIES)
+def test_fast_paths_agree_in_bodies(body: str) -> None:
+    _agree(_HEAD + ".entry k()\n{\n" + body + "\n}\n")
+
+
+@pytest.mark.parametrize("text", _MODULES)
+def test_fast_paths_agree_at_module_scope(text: str) -> None:
+    _agree(_HEAD + text)

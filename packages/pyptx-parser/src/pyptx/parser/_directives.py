@@ -30,7 +30,6 @@ from pyptx.ir import (
     Version,
 )
 
-from ._expressions import ExprParser
 from ._lexer import (
     DIRECTIVE,
     FAST_SECTION_DATA,
@@ -39,12 +38,14 @@ from ._lexer import (
     NUMBER,
     VERSION,
 )
+from ._lines import LineRunner
+from ._nodes import new_label, new_section_data
 
 _SECTION_TYPES = {t.value: t for t in PtxType}
 _SIMPLE_VALUES = (Immediate, Symbol)
 
 
-class DirectiveParser(ExprParser):
+class DirectiveParser(LineRunner):
     """The directive rules of :class:`~._parser.Parser` (one module per concern)."""
 
     def version(self, lead: str) -> Version:
@@ -114,31 +115,13 @@ class DirectiveParser(ExprParser):
         self.expect("{", "'{' to open the section body")
         items: list[Node] = []
         self.in_section = True
-        fast = FAST_SECTION_DATA.match if self.fast else None
-        cache = self._statement_cache
         t = self.text
+        step = self._section_step
         while True:
-            if fast is not None:
-                pos = self.pos
-                if t[pos] == "\n":
-                    nl = t.find("\n", pos + 1)
-                    item = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
-                    if item is not None:
-                        items.append(item)
-                        self.pos = nl if nl >= 0 else len(t) - 1
-                        continue
-                m = fast(t, pos)
-                if m is not None:
-                    key = m.group()
-                    item = cache.get(key)
-                    if item is None:
-                        item = self.fast_section_data(m.groups())
-                        if item is not None:
-                            cache[key] = item
-                    if item is not None:
-                        self.pos = m.end()
-                        items.append(item)
-                        continue
+            if self.fast:
+                self.pos = self.fast_lines(
+                    self.pos, items, step, self._section_lines, self._section_cache
+                )
             g = self.ws()
             c = t[self.pos]
             if c == "}":
@@ -154,6 +137,21 @@ class DirectiveParser(ExprParser):
         gaps += (g, self.trailing())
         return Section(name, tuple(items), tuple(gaps))
 
+    def _section_step(self, pos: int, stop: int) -> tuple[Node, int, bool] | None:
+        """The fast path of section bodies at ``pos`` (a :data:`~._lines.Step`)."""
+        m = FAST_SECTION_DATA.match(self.text, pos)
+        if m is None:
+            return None
+        end = m.end()
+        if end != stop:
+            item = self._section_cache.get(m.group())
+            if item is not None:
+                return item, end, False
+        data = self.fast_section_data(m.groups())
+        if data is None:
+            return None
+        return data, end, True
+
     def fast_section_data(self, groups: tuple[Any, ...]) -> SectionData | None:
         """Build a one-line data directive of simple values, or return ``None``."""
         lead, name, segment, comment = groups
@@ -162,15 +160,16 @@ class DirectiveParser(ExprParser):
             return None
         gaps = [lead]
         values = []
+        cache = self._piece_cache
         for piece in segment.split(","):
-            hit = self.fast_piece(piece)
+            hit = cache.get(piece) or self.new_piece(piece)
             if hit is None or not isinstance(hit[0], _SIMPLE_VALUES):
                 return None
             values.append(hit[0])
             gaps.append(hit[1])
         if comment:
             gaps[-1] += comment
-        return SectionData(ty, tuple(values), tuple(gaps))
+        return new_section_data(ty, tuple(values), tuple(gaps))
 
     def section_data(self, lead: str) -> SectionData:
         m = DIRECTIVE.match(self.text, self.pos)
@@ -233,7 +232,7 @@ class DirectiveParser(ExprParser):
         name = m.group(1)
         if self.in_function:
             self.labels.add(name)
-        return Label(name, (lead, m.group(2), self.trailing()))
+        return new_label(name, (lead, m.group(2), self.trailing()))
 
     def loc(self, lead: str) -> Loc:
         gaps = [lead]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pyptx.ir import (
     SPECIAL_REGISTERS,
@@ -13,7 +13,6 @@ from pyptx.ir import (
     FieldInit,
     GenericAddress,
     Immediate,
-    LabelRef,
     Negated,
     Node,
     Operand,
@@ -36,13 +35,24 @@ from ._lexer import (
     IDENT,
     INTEGER,
     NUMBER,
+    NUMBER_LIST,
     OPERAND_PIECE,
     PRECEDENCE,
+    REGISTER_PIECE,
     STRING,
     TRAILING,
     TRIVIA,
     VECTOR_BODY,
     VECTOR_PIECE,
+)
+from ._nodes import (
+    new_address,
+    new_immediate,
+    new_label_ref,
+    new_register,
+    new_special_register,
+    new_symbol,
+    new_vector,
 )
 from .errors import PtxSyntaxError
 
@@ -82,9 +92,17 @@ class ExprParser:
         self._reg_cache: dict[str, Register] = {}
         self._imm_cache: dict[str, Immediate] = {}
         self._piece_cache: dict[str, tuple[Operand, str]] = {}
+        # The pattern groups of operand pieces with bare names, whose nodes depend on where
+        # they are (see :meth:`bare_name`).
+        self._bare_pieces: dict[str, tuple[Any, ...]] = {}
         # Whole-line statements by their exact text (lead and trailing included); nodes are
-        # immutable values, so identical lines can share one node.
+        # immutable values, so identical lines can share one node. Function bodies and
+        # sections keep apart (a section's data line is no statement of a function body).
         self._statement_cache: dict[str, Node] = {}
+        self._section_cache: dict[str, Node] = {}
+        # The same, for statements that fill one line, keyed by the line's text.
+        self._body_lines: dict[str, Node] = {}
+        self._section_lines: dict[str, Node] = {}
 
     # ----------------------------------------------------------------- diagnostics
 
@@ -141,6 +159,9 @@ class ExprParser:
         c = t[p]
         if c not in " \t\r\n/\f\v":
             return ""
+        if c == " " and t[p + 1] not in " \t\r\n/\f\v":
+            self.pos = p + 1
+            return " "  # the commonest gap, without the pattern
         end = TRIVIA.match(t, p).end()  # type: ignore[union-attr]
         if t[end] == "/" and t[end + 1] == "*":
             self.error("unterminated /* comment (no closing */ before end of input)", end, 2)
@@ -245,7 +266,7 @@ class ExprParser:
                 gaps.append(hit[1])
             else:
                 self.pos = m.end()
-                return VectorOperand(tuple(items), tuple(gaps))
+                return new_vector(tuple(items), tuple(gaps))
         slow, slow_gaps = self._braced(lead, "}", self.operand, "an operand")
         return VectorOperand(tuple(slow), slow_gaps)
 
@@ -256,8 +277,35 @@ class ExprParser:
 
     def brace_list(self, lead: str) -> BraceList:
         """Parse a ``{...}`` initializer list."""
+        if self.fast and self.depth < MAX_DEPTH:
+            numbers = self._number_list(lead)
+            if numbers is not None:
+                return numbers
         items, gaps = self._braced(lead, "}", self.init_item, "an initializer")
         return BraceList(tuple(items), gaps)
+
+    def _number_list(self, lead: str) -> BraceList | None:
+        """``{1, 2, ...}`` of decimal integers and spaces only, as the general rules build it."""
+        m = NUMBER_LIST.match(self.text, self.pos)
+        if m is None:
+            return None
+        items: list[Expr] = []
+        gaps = [lead]
+        cache = self._imm_cache
+        for piece in m.group(1).split(","):
+            body = piece.lstrip(" \t\r\n")
+            number = body.rstrip(" \t\r\n")
+            if not number.isdigit():
+                return None  # an empty item or two numbers without a comma
+            item_lead = piece[: len(piece) - len(body)]
+            key = item_lead + number
+            imm = cache.get(key)
+            if imm is None:
+                imm = cache[key] = new_immediate(number, (item_lead,))
+            items.append(imm)
+            gaps.append(body[len(number) :])
+        self.pos = m.end()
+        return BraceList(tuple(items), tuple(gaps))
 
     def _braced(self, lead: str, close: str, item, what: str):  # type: ignore[no-untyped-def]
         start = self.pos
@@ -354,23 +402,37 @@ class ExprParser:
         hit = self._piece_cache.get(piece)
         if hit is not None:
             return hit
-        m = OPERAND_PIECE.match(piece)
-        if m is None:
-            return self._fast_vector_piece(piece) if "{" in piece else None
-        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = (
-            m.groups()
-        )
+        return self.new_piece(piece)
+
+    def new_piece(self, piece: str) -> tuple[Operand, str] | None:
+        """:meth:`fast_piece` for a piece that is not in the piece cache."""
+        groups = self._bare_pieces.get(piece)
+        if groups is None:
+            m = REGISTER_PIECE.match(piece)
+            if m is not None:
+                lead, reg, trail = m.groups()
+                make = new_special_register if reg in SPECIAL_REGISTERS else new_register
+                reg_out: tuple[Operand, str] = (make(reg, (lead,)), trail)
+                self._piece_cache[piece] = reg_out
+                return reg_out
+            m = OPERAND_PIECE.match(piece)
+            if m is None:
+                return self._fast_vector_piece(piece) if "{" in piece else None
+            groups = m.groups()
+        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = groups
+        if bare == "generic" or bbare == "generic":
+            return None  # generic(...) reads past the piece: the general rules parse it
         node: Operand
         cacheable = True
         if reg is not None:
             if reg in SPECIAL_REGISTERS:
-                node = SpecialRegister(reg, (lead,))
+                node = new_special_register(reg, (lead,))
             elif "." in reg:
                 return None  # %name.x that is no special register: the general rules report it
             else:
-                node = Register(reg, (lead,))
+                node = new_register(reg, (lead,))
         elif num is not None:
-            node = Immediate(num, (lead,))
+            node = new_immediate(num, (lead,))
         elif bare is not None:
             if bare == "_":
                 node = Sink((lead,))
@@ -381,19 +443,22 @@ class ExprParser:
             base: Expr
             if breg is not None:
                 if breg in SPECIAL_REGISTERS:
-                    base = SpecialRegister(breg, (blead,))
+                    base = new_special_register(breg, (blead,))
                 else:
-                    base = Register(breg, (blead,))
+                    base = new_register(breg, (blead,))
             else:
                 base = self.bare_name(bbare, blead)
                 cacheable = False
             if sign is not None:
-                node = Address(base, Immediate(onum, (olead,)), sign, (), (lead, sgap, cgap))
+                offset = new_immediate(onum, (olead,))
+                node = new_address(base, offset, sign, (), (lead, sgap, cgap))
             else:
-                node = Address(base, None, "+", (), (lead, cgap))
+                node = new_address(base, None, "+", (), (lead, cgap))
         out = (node, trail)
         if cacheable:
             self._piece_cache[piece] = out
+        else:
+            self._bare_pieces[piece] = groups
         return out
 
     def _fast_vector_piece(self, piece: str) -> tuple[Operand, str] | None:
@@ -415,7 +480,7 @@ class ExprParser:
                 cacheable = cacheable and element in cache
             elements.append(hit[0])
             gaps.append(hit[1])
-        out = (VectorOperand(tuple(elements), tuple(gaps)), trail)
+        out = (new_vector(tuple(elements), tuple(gaps)), trail)
         if cacheable:
             cache[piece] = out
         return out
@@ -468,11 +533,11 @@ class ExprParser:
                         return SpecialRegister(name + cm.group(), (lead,))
                 self.pos = end
                 if name in SPECIAL_REGISTERS:
-                    return SpecialRegister(name, (lead,))
+                    return new_special_register(name, (lead,))
                 key = lead + name
                 r = self._reg_cache.get(key)
                 if r is None:
-                    r = Register(name, (lead,))
+                    r = new_register(name, (lead,))
                     self._reg_cache[key] = r
                 return r
         if c in _DIGITS:
@@ -483,7 +548,7 @@ class ExprParser:
             key = lead + m.group()
             i = self._imm_cache.get(key)
             if i is None:
-                i = Immediate(m.group(), (lead,))
+                i = new_immediate(m.group(), (lead,))
                 self._imm_cache[key] = i
             return i
         if c in _IDENT_START:
@@ -538,16 +603,16 @@ class ExprParser:
                 return GenericAddress(inner, (lead, g1, g2))
             self.pos = p0
         if not self.in_function:
-            return Symbol(name, (lead,))
+            return new_symbol(name, (lead,))
         if name in self.labels:
-            return LabelRef(name, (lead,))
+            return new_label_ref(name, (lead,))
         if self.is_declared_register(name):
-            return Register(name, (lead,))
+            return new_register(name, (lead,))
         if self.opcode in _BRANCH_OPCODES:
             self.guessed_labels.add(name)
-            return LabelRef(name, (lead,))
+            return new_label_ref(name, (lead,))
         self.guessed_symbols.add(name)
-        return Symbol(name, (lead,))
+        return new_symbol(name, (lead,))
 
     def is_declared_register(self, name: str) -> bool:
         """Whether a bare ``name`` was declared with ``.reg`` in the current function."""

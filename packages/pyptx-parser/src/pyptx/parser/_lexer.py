@@ -81,6 +81,12 @@ OPERAND_PIECE = re.compile(
     r")([ \t]*)\Z"
 )
 
+# A piece of an operand segment that is just a register (the commonest one).
+REGISTER_PIECE = re.compile(r"([ \t]*)(%[\w$]+)([ \t]*)\Z")
+
+# A brace initializer list of decimal integers, e.g. ``{72, 101, 108}`` (may span lines).
+NUMBER_LIST = re.compile(r"\{([0-9 \t\r\n,]*)\}")
+
 # A one-line brace vector of simple operands, e.g. ``{%f1, %f2, %f3, %f4}``.
 VECTOR_BODY = re.compile(r"\{([^{}()\"/|!@;\n\\]*)\}")
 # A whole operand piece that is such a vector, with the spaces around it.
@@ -88,22 +94,54 @@ VECTOR_PIECE = re.compile(r"([ \t]*)\{([^{}]*)\}([ \t]*)\Z")
 # Comma-separated pieces of an operand segment, keeping each {...} vector whole.
 SEGMENT_PIECES = re.compile(r"(?:[^,{}]|\{[^{}]*\})+")
 
+# An instruction mnemonic and its operand segment, up to the ';' (used by FAST_STATEMENT and
+# SIMPLE_INSTRUCTION, which must split an unguarded instruction the same way).
+_INSTRUCTION = r"([A-Za-z_][\w]*(?:\.[\w:]+)*)((?:[ \t][^;\n()\"/|!@\\:]*)?);"
+_TRAILING = r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
+# Leading trivia without block comments (the fast paths leave those to the general rules).
+_LEAD = r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
+
 # One whole-line statement of a function body that needs none of the general rules: its
 # leading trivia holds no block comment, and it is an instruction whose operands are all simple
 # (see OPERAND_SEGMENT), a label, or a ``.loc`` without attributes. Groups:
 # 1 lead | 2-6 guard (@ gap ! gap name gap) | 7 mnemonic | 8 operand segment |
 # 9-10 label name, gap before ':' | 11-16 .loc gaps and numbers | 17 trailing trivia.
 FAST_STATEMENT = re.compile(
-    r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
-    r"(?:"
+    _LEAD + r"(?:"
     r"(?:@([ \t]*)(!?)([ \t]*)(%?[A-Za-z_$][\w$]*)([ \t]+))?"
-    r"([A-Za-z_][\w]*(?:\.[\w:]+)*)"
-    r"((?:[ \t][^;\n()\"/|!@\\:]*)?);"
-    r"|([A-Za-z_$][\w$]*)([ \t]*):(?!:)"
+    + _INSTRUCTION
+    + r"|([A-Za-z_$][\w$]*)([ \t]*):(?!:)"
     r"|\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])"
-    r")"
-    r"([ \t\r\f\v]*(?://[^\n\0]*)?)"
+    r")" + _TRAILING
 )
+# The commonest case of FAST_STATEMENT, cheaper to match: an unguarded instruction on a line
+# of its own after one line break and indentation. Groups: lead, mnemonic, operand segment,
+# trailing trivia. Its mnemonic pattern is looser (flat after the first dot): where the
+# mnemonic has no empty component, FAST_STATEMENT matches the same text with the same groups,
+# and where it has one, FAST_STATEMENT does not match at all.
+SIMPLE_INSTRUCTION = re.compile(
+    r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
+)
+
+# A one-line declaration of one name with at most a register range or one array size
+# (``.reg .b32 %r<12>;``, ``.local .align 8 .b8 depot[16];``), after a lead as in
+# FAST_STATEMENT. Groups: lead | the qualifiers, each with the gap after it | name | before
+# '<', after '<', count, before '>' | before '[', after '[', size, before ']' | before ';' |
+# trailing trivia.
+FAST_DECLARATION = re.compile(
+    _LEAD + r"((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
+    r"(?:([ \t]*)<([ \t]*)([0-9]+)([ \t]*)>|([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?"
+    r"([ \t]*);" + _TRAILING
+)
+# One simple parameter of a parameter list, after its lead: qualifiers (as in FAST_DECLARATION),
+# name, and at most one array size (before '[', after '[', size, before ']'), followed by ','
+# or ')' (not consumed).
+FAST_PARAM = re.compile(
+    r"((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
+    r"(?:([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?(?=[ \t\r\n]*[,)])"
+)
+# One qualifier of FAST_DECLARATION: word, gap, and for ``.align`` its number and gap.
+QUALIFIER_PART = re.compile(r"(\.[A-Za-z_][\w:]*)([ \t]+)(?:([0-9]+)([ \t]+))?")
 
 # A one-line ``.section`` data directive with simple values: lead (no block comments), type,
 # values segment, comment; the line must end right after.

@@ -29,57 +29,46 @@ from pyptx.ir import (
     Param,
     Pragma,
     Predicate,
-    PtrQualifier,
-    PtxType,
-    Register,
     Rewriter,
-    SpecialRegister,
     StateSpace,
     Symbol,
     VarAttribute,
     VariableDecl,
-    VectorWidth,
 )
 from pyptx.ir.declarations import DeclQualifier
 
+from ._declarations import (
+    DECL_STARTS,
+    FUNCTION_KINDS,
+    QUALIFIERS,
+    fast_declaration,
+    fast_param,
+)
 from ._directives import DirectiveParser
 from ._lexer import (
     DIRECTIVE,
+    FAST_DECLARATION,
+    FAST_PARAM,
     FAST_STATEMENT,
     LABEL,
     MNEMONIC,
     NUMBER,
     OPERAND_SEGMENT,
     SEGMENT_PIECES,
+    SIMPLE_INSTRUCTION,
+)
+from ._nodes import (
+    new_instruction,
+    new_label,
+    new_loc,
+    new_predicate,
+    new_register,
+    new_special_register,
 )
 
-_QUALIFIERS: dict[str, DeclQualifier] = {}
-_QUALIFIERS.update({"." + q.value: q for q in Linkage})
-_QUALIFIERS.update({"." + q.value: q for q in StateSpace})
-_QUALIFIERS.update({"." + q.value: q for q in PtxType})
-_QUALIFIERS.update({f".v{n}": VectorWidth(n) for n in (2, 4, 8)})
-_QUALIFIERS[".ptr"] = PtrQualifier()
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
-_FUNCTION_KINDS = {".entry": FunctionKind.ENTRY, ".func": FunctionKind.FUNC}
 # Statements whose tree depends only on their own text (given no bare identifiers).
 _CONTEXT_FREE = (Instruction, VariableDecl, Loc, Pragma)
-_DECL_STARTS = frozenset(
-    "." + w
-    for w in (
-        "reg",
-        "local",
-        "shared",
-        "param",
-        "const",
-        "global",
-        "tex",
-        "sreg",
-        "visible",
-        "extern",
-        "weak",
-        "common",
-    )
-)
 
 
 class _FixSymbols(Rewriter):
@@ -147,7 +136,7 @@ class Parser(DirectiveParser):
         if rule is not None:
             self.pos = m.end()
             return rule(lead)
-        if word in _FUNCTION_KINDS or word in _QUALIFIERS:
+        if word in FUNCTION_KINDS or word in QUALIFIERS:
             return self.declaration(lead, top=True)
         self.error(f"unknown directive {word!r} at module scope", length=len(word))
 
@@ -165,7 +154,7 @@ class Parser(DirectiveParser):
             if m is None:
                 self.expected("a declaration qualifier such as .reg, .align or .b32")
             word = m.group()
-            if word in _FUNCTION_KINDS and all(isinstance(q, Linkage) for q in quals):
+            if word in FUNCTION_KINDS and all(isinstance(q, Linkage) for q in quals):
                 self.pos = m.end()
                 return quals, gaps, "", word
             self.pos = m.end()
@@ -175,7 +164,7 @@ class Parser(DirectiveParser):
             elif word == ".attribute":
                 quals.append(self.var_attribute(gaps))
             else:
-                q = _QUALIFIERS.get(word)
+                q = QUALIFIERS.get(word)
                 if q is None:
                     self.error(f"unknown qualifier {word!r} in a declaration", m.start(), len(word))
                 quals.append(q)
@@ -289,6 +278,13 @@ class Parser(DirectiveParser):
         return VariableDecl(tuple(quals), tuple(declarators), tuple(gaps))
 
     def param(self, lead: str) -> Param:
+        if self.fast:
+            m = FAST_PARAM.match(self.text, self.pos)
+            if m is not None:
+                fast = fast_param(lead, m.groups())
+                if fast is not None:
+                    self.pos = m.end()
+                    return fast
         quals, gaps, g, func_kw = self.qualifiers(lead)
         if func_kw is not None:
             self.error(f"{func_kw} cannot appear in a parameter list", self.pos - len(func_kw))
@@ -326,7 +322,7 @@ class Parser(DirectiveParser):
 
     def function(self, linkage: list[Any], gaps: list[str], kw: str) -> Function:
         t = self.text
-        kind = _FUNCTION_KINDS[kw]
+        kind = FUNCTION_KINDS[kw]
         returns = params = None
         g = self.ws()
         if kind is FunctionKind.FUNC and t[self.pos] == "(":
@@ -410,33 +406,12 @@ class Parser(DirectiveParser):
         statements: list[Node] = []
         append = statements.append
         t = self.text
-        fast = FAST_STATEMENT.match if self.fast else None
-        cache = self._statement_cache
+        step = self._statement_step
         while True:
-            if fast is not None:
-                # Consecutive one-line statements, without leaving this loop. A line seen
-                # before (same text, lead included) is the same node: look it up first.
-                pos = self.pos
-                while True:
-                    if t[pos] == "\n":
-                        nl = t.find("\n", pos + 1)
-                        node = cache.get(t[pos:nl] if nl >= 0 else t[pos:-1])
-                        if node is not None:
-                            append(node)
-                            pos = nl if nl >= 0 else len(t) - 1
-                            continue
-                    m = fast(t, pos)
-                    if m is None:
-                        break
-                    key = m.group()
-                    node = cache.get(key)
-                    if node is None:
-                        node = self.fast_statement(m.groups(), key)
-                        if node is None:
-                            break
-                    append(node)
-                    pos = m.end()
-                self.pos = pos
+            if self.fast:
+                self.pos = self.fast_lines(
+                    self.pos, statements, step, self._body_lines, self._statement_cache
+                )
             start = self.pos
             g = self.ws()
             c = t[self.pos]
@@ -447,7 +422,7 @@ class Parser(DirectiveParser):
             bare = self.bare_names_seen
             node = self.body_statement(g)
             append(node)
-            if fast is not None and bare == self.bare_names_seen:
+            if self.fast and bare == self.bare_names_seen:
                 self._remember_line(start, node)
         self.pos += 1
         self.depth -= 1
@@ -469,14 +444,64 @@ class Parser(DirectiveParser):
             and any(not d.name.startswith("%") for d in node.declarators)
         ):
             return  # declares bare register names: it changes how later lines read
-        self._statement_cache[text[start : self.pos]] = node
+        if text[self.pos] in "\n\0":
+            self._body_lines[text[start + 1 : self.pos]] = node
+        else:
+            self._statement_cache[text[start : self.pos]] = node
 
-    def fast_statement(self, groups: tuple[Any, ...], key: str) -> Node | None:
+    def _statement_step(self, pos: int, stop: int) -> tuple[Node, int, bool] | None:
+        """The fast paths of function bodies at ``pos`` (a :data:`~._lines.Step`)."""
+        t = self.text
+        seen = self.bare_names_seen
+        m = SIMPLE_INSTRUCTION.match(t, pos)
+        if m is not None:
+            end = m.end()
+            if end != stop:
+                node = self._statement_cache.get(m.group())
+                if node is not None:
+                    return node, end, False
+            lead, word, segment, trail = m.groups()
+            insn = self.fast_instruction(lead, word, segment, trail)
+            if insn is None:
+                return None
+            return insn, end, self.bare_names_seen == seen
+        m = FAST_STATEMENT.match(t, pos)
+        if m is None:
+            return self._declaration_step(pos)
+        end = m.end()
+        if end != stop:
+            node = self._statement_cache.get(m.group())
+            if node is not None:
+                return node, end, False
+        node = self.fast_statement(m.groups())
+        if node is None:
+            return None
+        return node, end, self.bare_names_seen == seen and not isinstance(node, Label)
+
+    def _declaration_step(self, pos: int) -> tuple[Node, int, bool] | None:
+        """The :data:`FAST_DECLARATION` fast path at ``pos`` (see :meth:`_statement_step`)."""
+        m = FAST_DECLARATION.match(self.text, pos)
+        if m is None:
+            return None
+        decl = fast_declaration(m.groups())
+        if decl is None:
+            return None
+        d = decl.declarators[0]
+        if d.name.startswith("%") or StateSpace.REG not in decl.qualifiers:
+            return decl, m.end(), True
+        # declares a bare register name: it changes how later lines read
+        if d.range_count is None:
+            self.bare_regs.add(d.name)
+        else:
+            self.reg_ranges[d.name] = d.range_count
+        return decl, m.end(), False
+
+    def fast_statement(self, groups: tuple[Any, ...]) -> Node | None:
         """Build the node for a :data:`FAST_STATEMENT` match, or ``None`` to use the rules.
 
-        Produces exactly the tree the general rules produce for the same text. Statements
-        whose meaning does not depend on the surrounding function (no bare identifiers) are
-        remembered under their text ``key``, so a repeated line yields the same node object.
+        Produces exactly the tree the general rules produce for the same text. A node whose
+        meaning does not depend on the surrounding function (no label, no bare identifier:
+        see :attr:`bare_names_seen`) may stand for every repeat of its text.
         """
         (
             lead,
@@ -500,62 +525,75 @@ class Parser(DirectiveParser):
         if word is None:
             if label is not None:
                 self.labels.add(label)
-                return Label(label, (lead, lgap, trail))
-            loc = Loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
-            self._statement_cache[key] = loc
-            return loc
+                return new_label(label, (lead, lgap, trail))
+            return new_loc(int(lf), int(ll), int(lc), (), (lead, lg1, lg2, lg3, trail))
+        if pred_name is None:
+            return self.fast_instruction(lead, word, segment, trail)
+        guard = (pg1, bang, pg2, pred_name, mlead)
+        return self.fast_instruction(lead, word, segment, trail, guard)
+
+    def fast_instruction(
+        self,
+        lead: str,
+        word: str,
+        segment: str,
+        trail: str,
+        guard: tuple[str, str, str, str, str] | None = None,
+    ) -> Instruction | None:
+        """Build an instruction from the groups of :data:`FAST_STATEMENT`, or return ``None``.
+
+        ``guard`` holds the predicate's groups (gap after ``@``, ``!``, gap, name, gap before
+        the mnemonic) when there is one. See :meth:`fast_statement`.
+        """
         split = self._mnemonics.get(word)
         if split is None:
             opcode, *mods = word.split(".")
+            if "" in mods:
+                return None  # not a mnemonic (see SIMPLE_INSTRUCTION): the rules report it
             split = (opcode, tuple(mods))
             self._mnemonics[word] = split
         opcode = split[0]
         if opcode == "call":
             return None
         predicate = None
-        if pred_name is not None:
+        if guard is not None:
+            pg1, bang, pg2, pred_name, mlead = guard
             if bang:
-                predicate = Predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
+                predicate = new_predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
             else:
-                predicate = Predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
+                predicate = new_predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
             lead = mlead
-        cacheable = pred_name is None or pred_name.startswith("%")
         if not segment or segment.isspace():
-            insn = Instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+            return new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+        self.opcode = opcode
+        operands = []
+        gaps = [lead]
+        cache = self._piece_cache
+        if "{" in segment:
+            pieces = SEGMENT_PIECES.findall(segment)
+            if ",".join(pieces) != segment:
+                self.opcode = ""
+                return None  # an empty operand or stray brace: the general rules report it
         else:
-            self.opcode = opcode
-            operands = []
-            gaps = [lead]
-            cache = self._piece_cache
-            if "{" in segment:
-                pieces = SEGMENT_PIECES.findall(segment)
-                if ",".join(pieces) != segment:
-                    self.opcode = ""
-                    return None  # an empty operand or stray brace: the general rules report it
-            else:
-                pieces = segment.split(",")
-            for piece in pieces:
-                hit = cache.get(piece)
+            pieces = segment.split(",")
+        for piece in pieces:
+            hit = cache.get(piece)
+            if hit is None:
+                hit = self.new_piece(piece)
                 if hit is None:
-                    hit = self.fast_piece(piece)
-                    if hit is None:
-                        self.opcode = ""
-                        return None
-                    cacheable = cacheable and piece in cache
-                operands.append(hit[0])
-                gaps.append(hit[1])
-            gaps.append(trail)
-            self.opcode = ""
-            insn = Instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
-        if cacheable:
-            self._statement_cache[key] = insn
-        return insn
+                    self.opcode = ""
+                    return None
+            operands.append(hit[0])
+            gaps.append(hit[1])
+        gaps.append(trail)
+        self.opcode = ""
+        return new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
 
     def _pred_atom(self, name: str, lead: str) -> Any:
         if name.startswith("%"):
             if name in SPECIAL_REGISTERS:
-                return SpecialRegister(name, (lead,))
-            return Register(name, (lead,))
+                return new_special_register(name, (lead,))
+            return new_register(name, (lead,))
         self.opcode = ""
         return self.bare_name(name, lead)
 
@@ -570,7 +608,7 @@ class Parser(DirectiveParser):
             if rule is not None:
                 self.pos = m.end()  # type: ignore[union-attr]
                 return rule(lead)
-            if word in _DECL_STARTS:
+            if word in DECL_STARTS:
                 return self.declaration(lead)
             self.error(f"unknown directive {word!r} in a function body", length=len(word) or 1)
         if c == "{":
@@ -617,7 +655,7 @@ class Parser(DirectiveParser):
             segment = fast.group(1)
             if not segment or segment.isspace():
                 gaps += (segment, self._after_semicolon(fast.end()))
-                return Instruction(split[0], split[1], (), predicate, tuple(gaps))
+                return new_instruction(split[0], split[1], (), predicate, tuple(gaps))
             for piece in segment.split(","):
                 hit = self.fast_piece(piece)
                 if hit is None:
@@ -627,7 +665,7 @@ class Parser(DirectiveParser):
             else:
                 gaps.append(self._after_semicolon(fast.end()))
                 self.opcode = ""
-                return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+                return new_instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
             operands = []
             gaps = [lead]
         g = self.ws()
@@ -655,7 +693,7 @@ class Parser(DirectiveParser):
         self.pos += 1
         gaps.append(self.trailing())
         self.opcode = ""
-        return Instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
+        return new_instruction(split[0], split[1], tuple(operands), predicate, tuple(gaps))
 
     def _after_semicolon(self, end: int) -> str:
         self.pos = end

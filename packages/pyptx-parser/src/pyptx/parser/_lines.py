@@ -1,0 +1,101 @@
+"""Runs of whole lines that the one-line fast paths handle (function and section bodies).
+
+Most lines of a body are exact repeats of an earlier line, and a repeated line yields the
+same (immutable) node. :meth:`LineRunner.fast_lines` looks such lines up by their text in
+a list of the source's lines, without matching any pattern, and hands every other line to a
+*step*: a fast path that parses one statement at an offset, or gives up so that the general
+rules take over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyptx.ir import Node
+
+from ._expressions import ExprParser
+
+Step = Callable[[int, int], "tuple[Node, int, bool] | None"]
+"""``step(pos, stop)`` parses one statement at ``pos``: ``(node, end offset, whether the node
+may stand for every later occurrence of its text)``, or ``None`` when the fast path does not
+apply there. ``stop`` is where the line that starts at ``pos`` ends, or -1 when ``pos`` is
+not at a line break; a statement ending there was looked up by its line already (see
+:meth:`LineRunner.fast_lines`), any other one the step looks up itself."""
+
+
+class LineRunner(ExprParser):
+    """Source lines and the line-keyed caches of the fast paths."""
+
+    def __init__(self, text: str, filename: str, fast: bool = True) -> None:
+        super().__init__(text, filename, fast)
+        # The source's lines; lines[i] follows the i-th line break. The NUL line after the
+        # last one is never cached, so a run of cached lines always stops there.
+        self._lines = text.split("\n")
+        self._lines.append("\0")
+        # A line break's offset and the index of the line after it, to count from.
+        self._mark = (-1, 0)
+
+    def fast_lines(
+        self,
+        pos: int,
+        items: list[Node],
+        step: Step,
+        lines_cache: dict[str, Node],
+        cache: dict[str, Node],
+    ) -> int:
+        """Append the nodes of the statements at ``pos`` that need no general rule.
+
+        Lines found in ``lines_cache`` (keyed by their text, without the line break before
+        them) are taken from it; any other statement goes to ``step``. A node that ``step``
+        allows to be shared is remembered: in ``lines_cache`` when its statement is exactly
+        one whole line, otherwise in ``cache`` under its exact text. A whole line is never
+        put in ``cache``, so a line missing from ``lines_cache`` is also missing there.
+        Returns the offset where the general rules must take over.
+        """
+        t = self.text
+        lines = self._lines
+        get = lines_cache.get
+        append = items.append
+        mark, i = self._mark
+        while True:
+            if t[pos] != "\n":
+                hit = step(pos, -1)
+                if hit is None:
+                    break
+                append(hit[0])
+                end = hit[1]
+                if hit[2]:
+                    cache[t[pos:end]] = hit[0]
+                pos = end
+                continue
+            if pos != mark:
+                if pos < mark:
+                    mark, i = -1, 0
+                i += t.count("\n", mark + 1, pos + 1)
+                mark = pos
+            start = i
+            node: Node | None = get(lines[i])
+            while node is not None:
+                append(node)
+                i += 1
+                node = get(lines[i])
+            if i != start:
+                pos += i - start + sum(map(len, lines[start:i]))
+                mark = pos
+            line = lines[i]
+            stop = pos + 1 + len(line)
+            hit = step(pos, stop)
+            if hit is None:
+                break
+            new, end, share = hit
+            append(new)
+            if end == stop:
+                if share:
+                    lines_cache[line] = new
+                mark = end
+                i += 1
+            elif share:
+                cache[t[pos:end]] = new
+            pos = end
+        self._mark = (mark, i)
+        return pos
