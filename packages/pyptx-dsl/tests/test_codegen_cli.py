@@ -78,6 +78,7 @@ def test_mapped_names_apply_to_multi_kernel_files(tmp_path: Path) -> None:
         (["missing.ptx"], "no such file"),
         (["{in}", "--name", "nope=x"], "no kernel named 'nope'"),
         (["{in}", "--name", "not an identifier"], "is not a Python identifier"),
+        (["{in}", "--name", "module"], "cannot name a kernel"),
     ],
 )
 def test_bad_input_exits_2(args: list[str], message: str) -> None:

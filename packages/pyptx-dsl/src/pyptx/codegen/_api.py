@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Mapping, Sequence
 
 from pyptx.ir import Module
 from pyptx.parser import parse
 
 from ._check import passes_checks
+from ._names import RESERVED
 from ._render import RenderOptions, render_module
 from .regions import lower
 
@@ -52,10 +54,16 @@ def _kernel_names(module: Module, kernel_name: str | Mapping[str, str] | None) -
                 f"{len(kernels)} ({', '.join(kernels) or 'none'}): pass a mapping "
                 "{ptx_name: python_name}"
             )
-        return {kernels[0]: kernel_name}
+        return _kernel_names(module, {kernels[0]: kernel_name})
     unknown = sorted(set(kernel_name) - set(kernels))
     if unknown:
         raise ValueError(f"kernel_name: no kernel named {', '.join(unknown)}")
+    for python in kernel_name.values():
+        if not python.isidentifier() or keyword.iskeyword(python) or python in RESERVED:
+            raise ValueError(
+                f"kernel_name: {python!r} cannot name a kernel in the generated module (not an "
+                f"identifier, a keyword, or one of {', '.join(sorted(RESERVED))})"
+            )
     return dict(kernel_name)
 
 

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         kernels = [f.name for f in module.functions if f.body is not None and f.is_kernel]
         names = _names(args.name, kernels)
         text = ptx_to_python(source, sugar=args.sugar, kernel_name=names, source_name=label)
-    except (UsageError, PtxSyntaxError) as e:
+    except (UsageError, PtxSyntaxError, ValueError) as e:
         print(f"pyptx transpile: {e}", file=sys.stderr)
         return 2
     if args.output:
