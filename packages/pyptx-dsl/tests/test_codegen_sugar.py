@@ -44,7 +44,7 @@ def test_sugared_python_emits_an_alpha_equivalent_module(path: Path) -> None:
     assert result, result.reason
 
 
-@pytest.mark.parametrize("path", ACCEPTED[::3], ids=corpus_id)
+@pytest.mark.parametrize("path", ACCEPTED, ids=corpus_id)
 def test_ptxas_accepts_sugared_output_where_it_accepts_the_input(path: Path, ptxas: str) -> None:
     source = read_exact(path)
     arch = parse(source).targets[0]
@@ -195,3 +195,12 @@ def test_single_use_chains_get_an_expression_comment() -> None:
     # %r2 is read twice (the add and the store), so the chain starts after it
     assert "    # rd[3] = rd[1] + (r[2] + 16) * r[1]" in code
     assert run_generated(code).module.ptx() == CHAIN  # a comment only: same PTX, byte for byte
+
+
+def test_accumulator_lists_are_compacted() -> None:
+    source = read_exact(CORPUS / "public" / "wgmma_gemm_tile.ptx")
+    plain = ptx_to_python(source)
+    sugared = ptx_to_python(source, sugar=True)
+    assert "[r[i] for i in range(0, 64)]" in sugared
+    assert "[r[i] for i in range(0, 64)]" not in plain and "r[63]," in plain
+    assert sugared_ptx(source) == source  # compaction changes only the Python
