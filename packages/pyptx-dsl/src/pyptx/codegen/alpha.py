@@ -21,7 +21,7 @@ immediates are compared literally.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from pyptx.emitter import emit
@@ -41,6 +41,7 @@ from pyptx.ir import (
     StateSpace,
     Symbol,
     VariableDecl,
+    child_fields,
 )
 
 __all__ = ["AlphaResult", "alpha_equivalent"]
@@ -94,7 +95,6 @@ _NAME_FIELDS: dict[type, tuple[str, ...]] = {
 }
 """String fields that hold names (compared by resolution, not spelling)."""
 
-_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
 
 _RENDER_LIMIT = 160
 """Longest rendering of a node in a reason."""
@@ -102,14 +102,6 @@ _RENDER_LIMIT = 160
 
 class _Mismatch(Exception):
     """The first difference found (internal; becomes :attr:`AlphaResult.reason`)."""
-
-
-def _fields(cls: type) -> tuple[str, ...]:
-    names = _FIELD_CACHE.get(cls)
-    if names is None:
-        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
-        _FIELD_CACHE[cls] = names
-    return names
 
 
 def _render(node: object) -> str:
@@ -287,7 +279,7 @@ class _Checker:
             return
         named = _NAME_FIELDS.get(type(x), ())
         order = _LOOKUP_ORDER.get(type(x), (_LABEL,))
-        for name in _fields(type(x)):
+        for name in child_fields(type(x)):
             vx, vy = getattr(x, name), getattr(y, name)
             if name in named:
                 self.names(vx, vy, order)

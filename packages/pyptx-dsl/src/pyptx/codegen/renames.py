@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from pyptx.ir import (
@@ -51,6 +51,7 @@ from pyptx.ir import (
     StringLiteral,
     Symbol,
     VariableDecl,
+    child_fields,
 )
 from pyptx.ir.isa import SPECS
 
@@ -75,16 +76,6 @@ _NAMED = (Symbol, LabelRef, Register, Alias)
 _LEAVES = (Immediate, SpecialRegister, StringLiteral, Sink)
 """Nodes with no names and no children."""
 
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    names = _CHILD_FIELDS.get(cls)
-    if names is None:
-        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
-        _CHILD_FIELDS[cls] = names
-    return names
-
 
 def _named_nodes(root: Node) -> Iterator[Symbol | LabelRef | Register | Alias]:
     """Every reference node at or below ``root`` (a faster :func:`~pyptx.ir.walk`)."""
@@ -96,7 +87,7 @@ def _named_nodes(root: Node) -> Iterator[Symbol | LabelRef | Register | Alias]:
         elif isinstance(item, _NAMED):
             yield item
         elif isinstance(item, Node) and not isinstance(item, _LEAVES):
-            stack.extend(getattr(item, name) for name in _child_fields(type(item)))
+            stack.extend(getattr(item, name) for name in child_fields(type(item)))
 
 
 @dataclass

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pyptx.ir import Instruction, Module, Node, VariableDecl
+from pyptx.ir import Instruction, Module, Node, VariableDecl, child_fields
 
 __all__ = ["Layout", "LayoutError"]
 
@@ -34,17 +34,6 @@ Style = tuple[str, tuple[Trivia, ...]]
 
 class LayoutError(ValueError):
     """The serialized layout is malformed (not produced by :meth:`Layout.dumps`)."""
-
-
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    names = _CHILD_FIELDS.get(cls)
-    if names is None:
-        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
-        _CHILD_FIELDS[cls] = names
-    return names
 
 
 def _is_unit(node: Node) -> bool:
@@ -66,7 +55,7 @@ def _own_nodes(unit: Node) -> Iterator[Node]:
         node = stack.pop()
         yield node
         kids: list[Node] = []
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             _nodes_in(getattr(node, name), kids)
         stack.extend(reversed([k for k in kids if not _is_unit(k)]))
 
@@ -92,7 +81,7 @@ def _units(root: Node) -> Iterator[Node]:
 
 def _collect_units(node: Node, out: list[Node]) -> None:
     """The units directly below ``node`` (through non-statement children)."""
-    for name in _child_fields(type(node)):
+    for name in child_fields(type(node)):
         _units_in(getattr(node, name), out)
 
 
@@ -274,7 +263,7 @@ class _Rebuild:
         new = object.__new__(cls)
         setter = object.__setattr__
         setter(new, "trivia", next(gaps) if gaps is not None else node.trivia)  # type: ignore[attr-defined]
-        for name in _child_fields(cls):
+        for name in child_fields(cls):
             setter(new, name, self.value(getattr(node, name), gaps))
         return new
 

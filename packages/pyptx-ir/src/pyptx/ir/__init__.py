@@ -45,7 +45,7 @@ from .directives import (
 from .functions import Block, Function, FunctionKind, Label
 from .instructions import Instruction, Predicate
 from .module import Module
-from .node import Node, Trivia
+from .node import Node, Trivia, child_fields
 from .operands import (
     BINARY_OPERATORS,
     Address,
@@ -155,6 +155,7 @@ __all__ = [
     "Version",
     "Visitor",
     "builder",
+    "child_fields",
     "is_special_register",
     "lookup_target",
     "min_ptx_version",

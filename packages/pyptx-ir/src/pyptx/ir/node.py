@@ -23,10 +23,26 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, ClassVar
 
-__all__ = ["Node", "Trivia"]
+__all__ = ["Node", "Trivia", "child_fields"]
 
 Trivia = tuple[str, ...] | None
 """A node's gaps (see the module docstring), or ``None`` for canonical layout."""
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The names of a node class's fields other than ``trivia``, in declaration order (cached).
+
+    Generic tree walks use it instead of :func:`dataclasses.fields`, which is slow to call
+    per node.
+    """
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
+        _CHILD_FIELDS[cls] = names
+    return names
 
 
 class Node:
@@ -40,10 +56,8 @@ class Node:
     def children(self) -> tuple[Node, ...]:
         """Return the direct child nodes, in source order."""
         out: list[Node] = []
-        for f in fields(self):  # type: ignore[arg-type]
-            if f.name == "trivia":
-                continue
-            _collect(getattr(self, f.name), out)
+        for name in child_fields(type(self)):
+            _collect(getattr(self, name), out)
         return tuple(out)
 
     def without_trivia(self) -> Any:

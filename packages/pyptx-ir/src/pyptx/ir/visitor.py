@@ -8,24 +8,14 @@ nodes is kept, which is what makes an edit show up as exactly that edit in the e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from .node import Node
+from .node import Node, child_fields
 
 __all__ = ["Rewriter", "Visitor", "strip_trivia", "structurally_equal", "walk"]
 
 N = TypeVar("N", bound=Node)
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
-        _FIELDS[cls] = names
-    return names
 
 
 def walk(node: Node) -> Iterator[Node]:
@@ -95,7 +85,7 @@ class Rewriter:
 
     def _visit(self, node: Node) -> Node | Sequence[Node] | None:
         changes: dict[str, object] = {}
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             value = getattr(node, name)
             new = self._value(value, node, name)
             if new is not value:

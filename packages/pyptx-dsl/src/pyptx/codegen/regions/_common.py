@@ -19,7 +19,6 @@ __all__ = [
     "function_label_counts",
     "is_back_edge",
     "label_refs",
-    "node_fields",
 ]
 
 
@@ -69,16 +68,3 @@ def is_back_edge(s: Node) -> bool:
         and len(s.operands) == 1
         and isinstance(s.operands[0], LabelRef)
     )
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def node_fields(node: Node) -> tuple[str, ...]:
-    from dataclasses import fields
-
-    cls = type(node)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in fields(node) if f.name != "trivia")  # type: ignore[arg-type]
-    return names

@@ -14,9 +14,9 @@ from pyptx.ir import (
     Module,
     Node,
     Register,
+    child_fields,
 )
 
-from ._common import node_fields
 from .loops import Loop
 
 __all__ = ["FoldRepeats", "Leaf", "Repeat", "instruction_leaves"]
@@ -74,7 +74,10 @@ def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, 
             leaves.append(("imm", "", int(node.text)))
             return ("imm",)
         if isinstance(node, Node):
-            return (type(node).__name__, *(shape(getattr(node, f)) for f in node_fields(node)))
+            return (
+                type(node).__name__,
+                *(shape(getattr(node, f)) for f in child_fields(type(node))),
+            )
         if isinstance(node, tuple):
             return tuple(shape(v) for v in node)
         return node
