@@ -72,12 +72,6 @@ def assemble_cubin(text: str, arch: str) -> tuple[bool, bytes, str]:
     return proc.returncode == 0, data, proc.stderr
 
 
-def assemble_corpus_text(ptxas: str, text: str, arch: str) -> tuple[bool, str]:
-    """Assemble ``text`` as the corpus policy does; (ok, stderr)."""
-    ok, _, err = assemble_cubin(text, arch)
-    return ok, err
-
-
 def text_sections(cubin: bytes) -> dict[str, bytes]:
     """``{name: bytes}`` of every ``.text.*`` section of a 64-bit ELF cubin."""
     import struct

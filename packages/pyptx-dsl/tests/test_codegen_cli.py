@@ -77,7 +77,7 @@ def test_mapped_names_apply_to_multi_kernel_files(tmp_path: Path) -> None:
     [
         (["missing.ptx"], "no such file"),
         (["{in}", "--name", "nope=x"], "no kernel named 'nope'"),
-        (["{in}", "--name", "not an identifier"], "is not a Python identifier"),
+        (["{in}", "--name", "not an identifier"], "cannot name a kernel"),
         (["{in}", "--name", "module"], "cannot name a kernel"),
     ],
 )
@@ -93,3 +93,12 @@ def test_malformed_ptx_reports_file_line_col(tmp_path: Path) -> None:
     proc = run("-m", "pyptx.codegen", str(bad))
     assert proc.returncode == 2
     assert "bad.ptx:6:1" in proc.stderr and "^" in proc.stderr
+
+
+def test_crlf_files_round_trip_through_the_command_line(tmp_path: Path) -> None:
+    crlf = tmp_path / "crlf.ptx"
+    crlf.write_bytes(VECTOR_ADD.read_bytes().replace(b"\n", b"\r\n"))
+    out = tmp_path / "crlf_port.py"
+    assert run("-m", "pyptx.codegen", str(crlf), "-o", str(out)).returncode == 0
+    script = subprocess.run([sys.executable, str(out)], capture_output=True, check=True)
+    assert script.stdout == crlf.read_bytes()

@@ -15,6 +15,6 @@ the file writes it to stdout.
 
 from __future__ import annotations
 
-from ._api import module_to_python, ptx_to_python
+from ._api import module_to_python, ptx_to_python, transpile
 
-__all__ = ["module_to_python", "ptx_to_python"]
+__all__ = ["module_to_python", "ptx_to_python", "transpile"]

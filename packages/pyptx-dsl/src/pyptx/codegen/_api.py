@@ -13,7 +13,7 @@ from ._names import RESERVED
 from ._render import RenderOptions, render_module
 from .regions import lower
 
-__all__ = ["module_to_python", "ptx_to_python"]
+__all__ = ["module_to_python", "ptx_to_python", "transpile"]
 
 
 def module_to_python(
@@ -93,6 +93,24 @@ def ptx_to_python(
         ValueError: ``kernel_name`` does not fit the module.
     """
     module = parse(source, source_name or "<ptx>")
+    return transpile(
+        module, sugar=sugar, kernel_name=kernel_name, passes=passes, source_name=source_name
+    )
+
+
+def transpile(
+    module: Module,
+    *,
+    sugar: bool = False,
+    kernel_name: str | Mapping[str, str] | None = None,
+    passes: Sequence[object] | None = None,
+    source_name: str | None = None,
+) -> str:
+    """:func:`ptx_to_python` for a module that is already parsed (same arguments).
+
+    Raises:
+        ValueError: ``kernel_name`` does not fit the module.
+    """
     names = _kernel_names(module, kernel_name)
     sugared = module
     if sugar or passes:

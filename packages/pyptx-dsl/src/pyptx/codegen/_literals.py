@@ -15,27 +15,47 @@ from __future__ import annotations
 import keyword
 import re
 
-__all__ = ["comment", "identifier", "string"]
+__all__ = ["EXACT_INT", "comment", "identifier", "sanitize_identifier", "string"]
 
 _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]+")
+
+EXACT_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+"""PTX integer spellings a Python ``int`` reproduces (``str(int(text)) == text``): these can be
+written as plain Python numbers in generated code."""
 _PRINTABLE = frozenset(chr(c) for c in range(0x20, 0x7F))
 
 
-def identifier(name: str, default: str = "v") -> str:
+def sanitize_identifier(text: str) -> str:
+    """Make ``text`` a Python and PTX identifier: ``[A-Za-z_][A-Za-z0-9_]*``.
+
+    Runs of other characters become one ``_``; a leading digit, a lone ``_`` (the PTX sink)
+    and Python keywords get an extra ``_``; an empty result becomes ``_anon``.
+
+    Args:
+        text: any string.
+
+    Returns:
+        A non-empty identifier.
+    """
+    out = _NOT_IDENT.sub("_", text)
+    if not out:
+        return "_anon"
+    if out[0].isdigit():
+        out = "_" + out
+    if out == "_" or keyword.iskeyword(out) or keyword.issoftkeyword(out):
+        out += "_"
+    return out
+
+
+def identifier(name: str) -> str:
     """A Python identifier spelled like the PTX name ``name`` (``%rd`` -> ``rd``).
 
-    Characters outside ``[A-Za-z0-9_]`` become ``_``; a leading digit gets a ``_`` prefix;
-    keywords get a ``_`` suffix; dunder names lose their leading underscores.
+    :func:`sanitize_identifier` of the name without its ``%``; dunder names lose their
+    surrounding underscores.
     """
-    text = _NOT_IDENT.sub("_", name.lstrip("%"))
-    if not text:
-        text = default
-    if text[0].isdigit():
-        text = "_" + text
+    text = sanitize_identifier(name.lstrip("%"))
     if text.startswith("__") and text.endswith("__"):
-        text = text.strip("_") or default
-    if keyword.iskeyword(text) or keyword.issoftkeyword(text):
-        text += "_"
+        text = sanitize_identifier(text.strip("_"))
     return text
 
 

@@ -52,9 +52,7 @@ def _names(specs: list[str], kernels: list[str]) -> dict[str, str]:
             raise UsageError(
                 f"--name {spec}: no kernel named {old!r} (kernels: {', '.join(kernels)})"
             )
-        if not new.isidentifier():
-            raise UsageError(f"--name {spec}: {new!r} is not a Python identifier")
-        mapped[old] = new
+        mapped[old] = new  # transpile() checks that it can name a Python object
     return mapped
 
 
@@ -62,21 +60,22 @@ def run(args: argparse.Namespace) -> int:
     """Transpile as ``args`` says; return the exit status."""
     from pyptx.parser import PtxSyntaxError, parse
 
-    from ._api import ptx_to_python
+    from ._api import transpile
 
     try:
+        # Bytes in, so line endings (CRLF included) reach the parser untouched.
         if args.input == "-":
-            source, label = sys.stdin.read(), "<stdin>"
+            data, label = sys.stdin.buffer.read(), "<stdin>"
         else:
             path = Path(args.input)
             if not path.is_file():
                 raise UsageError(f"no such file: {path}")
-            source, label = path.read_text(encoding="utf-8"), path.name
-        module = parse(source, label)
+            data, label = path.read_bytes(), path.name
+        module = parse(data.decode("utf-8"), label)
         kernels = [f.name for f in module.functions if f.body is not None and f.is_kernel]
         names = _names(args.name, kernels)
-        text = ptx_to_python(source, sugar=args.sugar, kernel_name=names, source_name=label)
-    except (UsageError, PtxSyntaxError, ValueError) as e:
+        text = transpile(module, sugar=args.sugar, kernel_name=names, source_name=label)
+    except (UsageError, PtxSyntaxError, ValueError) as e:  # UnicodeDecodeError too
         print(f"pyptx transpile: {e}", file=sys.stderr)
         return 2
     if args.output:

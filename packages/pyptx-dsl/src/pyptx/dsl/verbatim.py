@@ -38,7 +38,7 @@ from pyptx.parser import PtxSyntaxError, parse
 
 from ._trace import BlockRecord, current
 from .errors import PtxDslError
-from .operands import emit_inst
+from .operands import emit_inst, to_operand
 from .regs import Reg
 
 __all__ = [
@@ -231,8 +231,6 @@ def label_ref(name: str) -> LabelRef:
 
 def args(*operands: Any) -> ParenList:
     """A parenthesised operand list, as ``call`` takes: ``ptx.args(x, y)`` is ``(x, y)``."""
-    from .operands import to_operand
-
     return ParenList(tuple(to_operand(o) for o in operands))
 
 

@@ -17,6 +17,7 @@ from pyptx.ir import (
     child_fields,
 )
 
+from .._literals import EXACT_INT
 from .loops import Loop
 
 __all__ = ["FoldRepeats", "Leaf", "Repeat", "instruction_leaves"]
@@ -52,7 +53,6 @@ class Repeat(Node):
 
 
 _NUMBERED = re.compile(r"(.*?\D)(0|[1-9][0-9]*)\Z")
-_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 
 
 def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, int]]]:
@@ -70,7 +70,7 @@ def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, 
                 leaves.append(("reg", m.group(1), int(m.group(2))))
                 return ("reg", m.group(1))
             return node
-        if isinstance(node, Immediate) and _INT.match(node.text):
+        if isinstance(node, Immediate) and EXACT_INT.match(node.text):
             leaves.append(("imm", "", int(node.text)))
             return ("imm",)
         if isinstance(node, Node):
