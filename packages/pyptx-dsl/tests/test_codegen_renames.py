@@ -541,7 +541,7 @@ def test_ptxas_accepts_renamed(path: Path) -> None:
     then only has to assemble, checked separately below).
     """
     if find_ptxas() is None:
-        pytest.skip("no ptxas: pip install nvidia-cuda-nvcc, or set PYPTX_PTXAS")
+        pytest.skip("no ptxas: pip install nvidia-cuda-nvcc (or put ptxas on PATH)")
     module = corpus_module(path)
     arch = module.targets[0]
     ok, before, err = assemble(read(path), arch)
