@@ -55,6 +55,9 @@ def _where(err: PtxSyntaxError) -> tuple[int, int]:
             2,
             "unknown directive '.b8'",
         ),
+        # names are ASCII, as ptxas requires ("Unexpected non-ASCII character")
+        (".entry k()\n{\n\t.reg .b32 %r\u00e9;\n}\n", 6, 14, "expected ',' or ';'"),
+        (".entry k()\n{\n\tmov.u32 %r\u00e9, 1;\n}\n", 6, 12, "expected ',' or ';'"),
     ],
 )
 def test_error_location_and_message(body: str, line: int, col: int, needle: str) -> None:

@@ -29,6 +29,7 @@ from pyptx.ir import (
 )
 
 from ._lexer import (
+    ADDRESS_PIECE,
     BINOP,
     COMPONENT,
     DIRECTIVE,
@@ -38,7 +39,6 @@ from ._lexer import (
     NUMBER_LIST,
     OPERAND_PIECE,
     PRECEDENCE,
-    REGISTER_PIECE,
     STRING,
     TRAILING,
     TRIVIA,
@@ -61,6 +61,7 @@ MAX_DEPTH = 200
 
 _IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$%")
 _DIGITS = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
 _BRANCH_OPCODES = frozenset({"bra", "brx"})
 
@@ -405,16 +406,75 @@ class ExprParser:
         return self.new_piece(piece)
 
     def new_piece(self, piece: str) -> tuple[Operand, str] | None:
-        """:meth:`fast_piece` for a piece that is not in the piece cache."""
+        """:meth:`fast_piece` for a piece that is not in the piece cache.
+
+        The commonest pieces (a register, a decimal integer, a bare name or an address,
+        each after spaces or tabs) are told apart by their first character and checked
+        with string methods or one small pattern; anything else goes through
+        :data:`OPERAND_PIECE`. Every way gives the node the general rules give.
+        """
+        body = piece.lstrip(" \t")
+        c = body[:1]
+        out: tuple[Operand, str]
+        if c == "%":
+            if body.isascii() and body[1:].isalnum():
+                lead = piece[: len(piece) - len(body)]
+                make = new_special_register if body in SPECIAL_REGISTERS else new_register
+                out = (make(body, (lead,)), "")
+                self._piece_cache[piece] = out
+                return out
+        elif c in _DIGITS:
+            if body.isdigit() and body.isascii():
+                out = (new_immediate(body, (piece[: len(piece) - len(body)],)), "")
+                self._piece_cache[piece] = out
+                return out
+        elif c == "[":
+            m = ADDRESS_PIECE.match(body)
+            if m is not None:
+                return self._address_piece(piece[: len(piece) - len(body)], piece, m.groups())
+        elif c in _NAME_START and body.isascii() and body.replace("$", "_").isidentifier():
+            # [A-Za-z_$][A-Za-z0-9_$]* is an ASCII identifier once '$' reads as '_'.
+            return self._name_piece(piece[: len(piece) - len(body)], piece, body)
+        return self._pattern_piece(piece)
+
+    def _address_piece(
+        self, lead: str, piece: str, groups: tuple[Any, ...]
+    ) -> tuple[Operand, str] | None:
+        """The node of an :data:`ADDRESS_PIECE` match (see :meth:`new_piece`)."""
+        blead, breg, bbare, sgap, sign, olead, onum, cgap, trail = groups
+        base: Expr
+        if breg is not None:
+            if breg in SPECIAL_REGISTERS:
+                base = new_special_register(breg, (blead,))
+            else:
+                base = new_register(breg, (blead,))
+        elif bbare == "generic":
+            return None  # generic(...) reads past the piece: the general rules parse it
+        else:
+            base = self.bare_name(bbare, blead)
+        if sign is not None:
+            node = new_address(base, new_immediate(onum, (olead,)), sign, (), (lead, sgap, cgap))
+        else:
+            node = new_address(base, None, "+", (), (lead, cgap))
+        out = (node, trail)
+        if breg is not None:
+            self._piece_cache[piece] = out
+        return out
+
+    def _name_piece(self, lead: str, piece: str, name: str) -> tuple[Operand, str] | None:
+        """The node of a bare-name piece (see :meth:`new_piece`)."""
+        if name == "generic":
+            return None  # generic(...) reads past the piece: the general rules parse it
+        if name == "_":
+            out: tuple[Operand, str] = (Sink((lead,)), "")
+            self._piece_cache[piece] = out
+            return out
+        return self.bare_name(name, lead), ""
+
+    def _pattern_piece(self, piece: str) -> tuple[Operand, str] | None:
+        """:meth:`new_piece` for the pieces its first checks leave: :data:`OPERAND_PIECE`."""
         groups = self._bare_pieces.get(piece)
         if groups is None:
-            m = REGISTER_PIECE.match(piece)
-            if m is not None:
-                lead, reg, trail = m.groups()
-                make = new_special_register if reg in SPECIAL_REGISTERS else new_register
-                reg_out: tuple[Operand, str] = (make(reg, (lead,)), trail)
-                self._piece_cache[piece] = reg_out
-                return reg_out
             m = OPERAND_PIECE.match(piece)
             if m is None:
                 return self._fast_vector_piece(piece) if "{" in piece else None

@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import re
 
+
+def _re(pattern: str) -> re.Pattern[str]:
+    # ASCII classes: PTX names and numbers are ASCII, and ``\w`` then costs a table lookup
+    # instead of a Unicode database query per character.
+    return re.compile(pattern, re.ASCII)
+
+
 # Whitespace and comments between tokens. NUL never matches: the parser appends one as an
 # end-of-input sentinel.
-TRIVIA = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n\0]*|/\*(?:[^*\0]|\*(?!/))*\*/)*")
+TRIVIA = _re(r"(?:[ \t\r\n\f\v]+|//[^\n\0]*|/\*(?:[^*\0]|\*(?!/))*\*/)*")
 # Trivia that stays on the current line after a statement's last token.
-TRAILING = re.compile(r"[ \t\r\f\v]*(?://[^\n\0]*)?")
+TRAILING = _re(r"[ \t\r\f\v]*(?://[^\n\0]*)?")
 
 # An identifier (PTX allows [a-zA-Z][a-zA-Z0-9_$]* and [_$%][a-zA-Z0-9_$]+).
-IDENT = re.compile(r"[A-Za-z_$%][\w$]*")
+IDENT = _re(r"[A-Za-z_$%][\w$]*")
 # A special-register component suffix (``%tid.x``).
-COMPONENT = re.compile(r"\.[xyzw]\b")
+COMPONENT = _re(r"\.[xyzw]\b")
 # A directive or qualifier word (``.reg``, ``.shared::cta``, ``.b32``).
-DIRECTIVE = re.compile(r"\.[A-Za-z_][\w:]*")
+DIRECTIVE = _re(r"\.[A-Za-z_][\w:]*")
 # An instruction mnemonic: opcode plus dot-separated modifiers.
-MNEMONIC = re.compile(r"[A-Za-z_][\w]*(?:\.[\w:]+)*")
+MNEMONIC = _re(r"[A-Za-z_][\w]*(?:\.[\w:]+)*")
 # A numeric literal (order matters: hex floats, hex, binary, decimal floats, integers).
-NUMBER = re.compile(
+NUMBER = _re(
     r"0[fF][0-9a-fA-F]{8}(?![\w.])"
     r"|0[dD][0-9a-fA-F]{16}(?![\w.])"
     r"|0[xX][0-9a-fA-F]+[uU]?(?![\w.])"
@@ -32,13 +39,13 @@ NUMBER = re.compile(
     r"|[0-9]+[eE][+-]?[0-9]+(?![\w.])"
     r"|[0-9]+[uU]?(?![\w.])"
 )
-INTEGER = re.compile(r"[0-9]+(?![\w.])")
-VERSION = re.compile(r"([0-9]+)\.([0-9]+)(?![\w.])")
-STRING = re.compile(r'"(?:[^"\\\n\0]|\\[^\n\0])*"')
+INTEGER = _re(r"[0-9]+(?![\w.])")
+VERSION = _re(r"([0-9]+)\.([0-9]+)(?![\w.])")
+STRING = _re(r'"(?:[^"\\\n\0]|\\[^\n\0])*"')
 # A label definition: identifier, optional trivia, one colon (not ``::``).
-LABEL = re.compile(r"([A-Za-z_$%][\w$]*)([ \t]*):(?!:)")
+LABEL = _re(r"([A-Za-z_$%][\w$]*)([ \t]*):(?!:)")
 # Binary operators of constant expressions, longest first.
-BINOP = re.compile(r"\|\||&&|==|!=|<=|>=|<<|>>|[|^&<>+\-*/%]")
+BINOP = _re(r"\|\||&&|==|!=|<=|>=|<<|>>|[|^&<>+\-*/%]")
 
 # Binding strength of binary operators (C precedence).
 PRECEDENCE: dict[str, int] = {
@@ -64,14 +71,14 @@ PRECEDENCE: dict[str, int] = {
 
 # The operand segment of an instruction up to its ';' when it holds no characters that need
 # the general parser (vectors, calls, strings, comments, pipes, negation, line breaks).
-OPERAND_SEGMENT = re.compile(r"([^;\n{}()\"/|!@\\]*);")
+OPERAND_SEGMENT = _re(r"([^;\n{}()\"/|!@\\]*);")
 _NUM = (
     r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+[uU]?|0[bB][01]+[uU]?"
     r"|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+[uU]?"
 )
 # One comma-separated piece of such a segment: a %register, a number, a bare name, or an
 # address [base(+|-)offset], with the spaces around it.
-OPERAND_PIECE = re.compile(
+OPERAND_PIECE = _re(
     r"([ \t]*)(?:"
     r"(%[\w$]+(?:\.[xyzw])?)"
     r"|(-?(?:" + _NUM + r"))"
@@ -81,18 +88,22 @@ OPERAND_PIECE = re.compile(
     r")([ \t]*)\Z"
 )
 
-# A piece of an operand segment that is just a register (the commonest one).
-REGISTER_PIECE = re.compile(r"([ \t]*)(%[\w$]+)([ \t]*)\Z")
+# The address alternative of OPERAND_PIECE on its own, from its '[': the same groups from
+# the gap after '[' on (9 groups).
+ADDRESS_PIECE = _re(
+    r"\[([ \t]*)(?:(%[\w$]+)|([A-Za-z_$][\w$]*))"
+    r"(?:([ \t]*)([+-])([ \t]*)(-?(?:" + _NUM + r")))?([ \t]*)\]([ \t]*)\Z"
+)
 
 # A brace initializer list of decimal integers, e.g. ``{72, 101, 108}`` (may span lines).
-NUMBER_LIST = re.compile(r"\{([0-9 \t\r\n,]*)\}")
+NUMBER_LIST = _re(r"\{([0-9 \t\r\n,]*)\}")
 
 # A one-line brace vector of simple operands, e.g. ``{%f1, %f2, %f3, %f4}``.
-VECTOR_BODY = re.compile(r"\{([^{}()\"/|!@;\n\\]*)\}")
+VECTOR_BODY = _re(r"\{([^{}()\"/|!@;\n\\]*)\}")
 # A whole operand piece that is such a vector, with the spaces around it.
-VECTOR_PIECE = re.compile(r"([ \t]*)\{([^{}]*)\}([ \t]*)\Z")
+VECTOR_PIECE = _re(r"([ \t]*)\{([^{}]*)\}([ \t]*)\Z")
 # Comma-separated pieces of an operand segment, keeping each {...} vector whole.
-SEGMENT_PIECES = re.compile(r"(?:[^,{}]|\{[^{}]*\})+")
+SEGMENT_PIECES = _re(r"(?:[^,{}]|\{[^{}]*\})+")
 
 # An instruction mnemonic and its operand segment, up to the ';' (used by FAST_STATEMENT and
 # SIMPLE_INSTRUCTION, which must split an unguarded instruction the same way).
@@ -106,7 +117,7 @@ _LEAD = r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
 # (see OPERAND_SEGMENT), a label, or a ``.loc`` without attributes. Groups:
 # 1 lead | 2-6 guard (@ gap ! gap name gap) | 7 mnemonic | 8 operand segment |
 # 9-10 label name, gap before ':' | 11-16 .loc gaps and numbers | 17 trailing trivia.
-FAST_STATEMENT = re.compile(
+FAST_STATEMENT = _re(
     _LEAD + r"(?:"
     r"(?:@([ \t]*)(!?)([ \t]*)(%?[A-Za-z_$][\w$]*)([ \t]+))?"
     + _INSTRUCTION
@@ -114,12 +125,13 @@ FAST_STATEMENT = re.compile(
     r"|\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])"
     r")" + _TRAILING
 )
+
 # The commonest case of FAST_STATEMENT, cheaper to match: an unguarded instruction on a line
 # of its own after one line break and indentation. Groups: lead, mnemonic, operand segment,
 # trailing trivia. Its mnemonic pattern is looser (flat after the first dot): where the
 # mnemonic has no empty component, FAST_STATEMENT matches the same text with the same groups,
 # and where it has one, FAST_STATEMENT does not match at all.
-SIMPLE_INSTRUCTION = re.compile(
+SIMPLE_INSTRUCTION = _re(
     r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
 
@@ -128,7 +140,7 @@ SIMPLE_INSTRUCTION = re.compile(
 # FAST_STATEMENT. Groups: lead | the qualifiers, each with the gap after it | name | before
 # '<', after '<', count, before '>' | before '[', after '[', size, before ']' | before ';' |
 # trailing trivia.
-FAST_DECLARATION = re.compile(
+FAST_DECLARATION = _re(
     _LEAD + r"((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
     r"(?:([ \t]*)<([ \t]*)([0-9]+)([ \t]*)>|([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?"
     r"([ \t]*);" + _TRAILING
@@ -136,16 +148,16 @@ FAST_DECLARATION = re.compile(
 # One simple parameter of a parameter list, after its lead: qualifiers (as in FAST_DECLARATION),
 # name, and at most one array size (before '[', after '[', size, before ']'), followed by ','
 # or ')' (not consumed).
-FAST_PARAM = re.compile(
+FAST_PARAM = _re(
     r"((?:\.[A-Za-z_][\w:]*[ \t]+(?:[0-9]+[ \t]+)?)+)([A-Za-z_$%][\w$]*)"
     r"(?:([ \t]*)\[([ \t]*)([0-9]+)([ \t]*)\])?(?=[ \t\r\n]*[,)])"
 )
 # One qualifier of FAST_DECLARATION: word, gap, and for ``.align`` its number and gap.
-QUALIFIER_PART = re.compile(r"(\.[A-Za-z_][\w:]*)([ \t]+)(?:([0-9]+)([ \t]+))?")
+QUALIFIER_PART = _re(r"(\.[A-Za-z_][\w:]*)([ \t]+)(?:([0-9]+)([ \t]+))?")
 
 # A one-line ``.section`` data directive with simple values: lead (no block comments), type,
 # values segment, comment; the line must end right after.
-FAST_SECTION_DATA = re.compile(
+FAST_SECTION_DATA = _re(
     r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
     r"\.([a-z0-9]+)([ \t][^\n/;{}()\"|!@\\]*)(//[^\n\0]*)?(?=[\n\0])"
 )

@@ -1,0 +1,65 @@
+"""The parser's fast node constructors build exactly the IR objects."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from pyptx.ir import (
+    Address,
+    Immediate,
+    Instruction,
+    Label,
+    LabelRef,
+    Loc,
+    Predicate,
+    PtxType,
+    Register,
+    SectionData,
+    SpecialRegister,
+    Symbol,
+    VectorOperand,
+)
+from pyptx.parser import _nodes
+
+_R = Register("%r1", (" ",))
+# One constructor call per fast constructor, with values for every field in order.
+CASES: list[tuple[Any, type[Any], tuple[Any, ...]]] = [
+    (_nodes.new_register, Register, ("%r1", (" ",))),
+    (_nodes.new_special_register, SpecialRegister, ("%tid.x", ("",))),
+    (_nodes.new_immediate, Immediate, ("0x10", ("\t",))),
+    (_nodes.new_symbol, Symbol, ("buf", ("",))),
+    (_nodes.new_label_ref, LabelRef, ("$L__BB0_1", (" ",))),
+    (_nodes.new_label, Label, ("$L__BB0_1", ("\n", "", ""))),
+    (_nodes.new_vector, VectorOperand, ((_R, _R), ("", ",", ""))),
+    (_nodes.new_predicate, Predicate, (_R, True, ("\n\t", ""))),
+    (_nodes.new_section_data, SectionData, (PtxType.B8, (Immediate("1", ("",)),), ("", ""))),
+    (_nodes.new_instruction, Instruction, ("add", ("s32",), (_R, _R), None, ("\n", "", ""))),
+    (_nodes.new_address, Address, (_R, Immediate("4", ("",)), "+", (), ("", "", ""))),
+    (_nodes.new_loc, Loc, (1, 2, 3, (), ("\n\t", " ", " ", " ", ""))),
+]
+
+
+def test_every_fast_constructor_is_tested() -> None:
+    assert {cls for _, cls, _ in CASES} == set(_nodes.FIELDS)
+
+
+@pytest.mark.parametrize("make, cls, args", CASES, ids=[c.__name__ for _, c, _ in CASES])
+def test_fast_constructor_builds_the_ir_object(
+    make: Any, cls: type[Any], args: tuple[Any, ...]
+) -> None:
+    # The constructor's parameters are the class's fields, in declaration order.
+    assert tuple(f.name for f in dataclasses.fields(cls)) == _nodes.FIELDS[cls]
+    node = make(*args)
+    expected = cls(*args)
+    assert type(node) is cls
+    assert node == expected
+    assert hash(node) == hash(expected)
+    assert dataclasses.astuple(node) == dataclasses.astuple(expected)
+    # Frozen like any IR node once built.
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(node, _nodes.FIELDS[cls][0], args[0])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delattr(node, "trivia")
