@@ -9,22 +9,29 @@ import pytest
 
 from pyptx.ir import (
     Address,
+    Block,
+    Declarator,
     Immediate,
     Instruction,
     Label,
     LabelRef,
     Loc,
+    Param,
+    ParenList,
     Predicate,
     PtxType,
     Register,
     SectionData,
     SpecialRegister,
+    StateSpace,
     Symbol,
+    VariableDecl,
     VectorOperand,
 )
 from pyptx.parser import _nodes
 
 _R = Register("%r1", (" ",))
+_D = Declarator("%r", (), 4, None, (" ", "", "", ""))
 # One constructor call per fast constructor, with values for every field in order.
 CASES: list[tuple[Any, type[Any], tuple[Any, ...]]] = [
     (_nodes.new_register, Register, ("%r1", (" ",))),
@@ -34,11 +41,16 @@ CASES: list[tuple[Any, type[Any], tuple[Any, ...]]] = [
     (_nodes.new_label_ref, LabelRef, ("$L__BB0_1", (" ",))),
     (_nodes.new_label, Label, ("$L__BB0_1", ("\n", "", ""))),
     (_nodes.new_vector, VectorOperand, ((_R, _R), ("", ",", ""))),
+    (_nodes.new_paren_list, ParenList, ((_R, Symbol("x", ("",))), ("", ",", ""))),
     (_nodes.new_predicate, Predicate, (_R, True, ("\n\t", ""))),
     (_nodes.new_section_data, SectionData, (PtxType.B8, (Immediate("1", ("",)),), ("", ""))),
     (_nodes.new_instruction, Instruction, ("add", ("s32",), (_R, _R), None, ("\n", "", ""))),
     (_nodes.new_address, Address, (_R, Immediate("4", ("",)), "+", (), ("", "", ""))),
     (_nodes.new_loc, Loc, (1, 2, 3, (), ("\n\t", " ", " ", " ", ""))),
+    (_nodes.new_declarator, Declarator, ("%r", (), 4, None, (" ", "", "", ""))),
+    (_nodes.new_variable_decl, VariableDecl, ((StateSpace.REG,), (_D,), ("\n\t", "", ""))),
+    (_nodes.new_param, Param, ((StateSpace.PARAM,), _D, ("\n\t",))),
+    (_nodes.new_block, Block, ((_R,), ("\n", "\n", ""))),
 ]
 
 

@@ -46,6 +46,24 @@ _BODIES = [
     # repeated lines after blank lines, comments and two statements on one line
     "\tret;\n\n\tret;\n\t// c\n\tret;\n\tret; ret;\n\tret;\n\tret;",
     "\tmov.u32 %r1, %r2;\r\n\tmov.u32 %r1, %r2;\r\n",
+    # calls: over several lines, empty lists, registers, numbers, prototypes, CRLF
+    "\tcall.uni (retval0), \n\tf, \n\t(\n\tparam0, \n\tparam1\n\t);\n\tcall.uni f, ();\n",
+    "\tcall.uni (), f;\n\tcall f, (%r1, 1);\n\tcall.uni (r), f, (p), proto;\n\tcall (a, b), f;\n",
+    "\tcall.uni f, (p\r\n\t);\r\n\tcall.uni%r1, (p);\n\tcall.uni f , ( p ) ;\n",
+    "\t.reg .b32 rr;\n\tcall.uni (rr), f, (L2, %tid.x);\nL2:\n\tcall.uni (L2), L2;\n",
+    "\tcall.uni f, (p);\n\tcall.uni f, (p);\n\t@%p1 call.uni f, (p);\n",
+    # calls the fast path hands on: the general rules parse or reject them
+    "\tcall.uni generic, (p);\n\tcall.uni _, (p);\n\tcall.uni f, ((p));\n",
+    "\tcall.uni (retval0) f, (p);\n",
+    "\tcall.uni f, (p,);\n",
+    "\tcall.uni f, (p;\n",
+    "\tcall.uni f, p);\n",
+    "\tcall.uni f,, (p);\n",
+    # labels and .loc lines
+    "$L__BB0_1:\n\t.loc\t1 2 3\n$L__BB0_2 :\n\t.loc 1 2 3 // c\n\t.loc\t1 2 3, inlined_at 1 2 3\n",
+    "$L1::\n",
+    # braces of blocks and callseq comments
+    "\t{ // callseq 1, 0\n\t.reg .b32 temp_param_reg;\n\tret;\n\t} // callseq 1\n\t{\n\t}\n",
 ]
 _MODULES = [
     # parameter lists: arrays, align, ptr, line breaks and comments between parameters

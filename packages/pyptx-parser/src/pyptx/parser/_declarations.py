@@ -12,7 +12,6 @@ from typing import Any
 
 from pyptx.ir import (
     Align,
-    Declarator,
     FunctionKind,
     Linkage,
     Param,
@@ -25,6 +24,7 @@ from pyptx.ir import (
 from pyptx.ir.declarations import DeclQualifier
 
 from ._lexer import QUALIFIER_PART
+from ._nodes import new_declarator, new_param, new_variable_decl
 
 QUALIFIERS: dict[str, DeclQualifier] = {}
 """Declaration qualifiers by spelling (``.reg``, ``.b32``, ``.v4``, ``.ptr``; not ``.align``)."""
@@ -82,13 +82,13 @@ def fast_declaration(groups: tuple[Any, ...]) -> VariableDecl | None:
         return None
     _, quals, gaps, g = qualified
     if count is not None:
-        declarator = Declarator(name, (), int(count), None, (g, lt_gap, lt_in, gt_gap))
+        declarator = new_declarator(name, (), int(count), None, (g, lt_gap, lt_in, gt_gap))
     elif size is not None:
-        declarator = Declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
+        declarator = new_declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
     else:
-        declarator = Declarator(name, (), None, None, (g,))
+        declarator = new_declarator(name, (), None, None, (g,))
     gaps += (semi, trail)
-    return VariableDecl(tuple(quals), (declarator,), tuple(gaps))
+    return new_variable_decl(tuple(quals), (declarator,), tuple(gaps))
 
 
 def fast_param(lead: str, groups: tuple[Any, ...]) -> Param | None:
@@ -99,10 +99,10 @@ def fast_param(lead: str, groups: tuple[Any, ...]) -> Param | None:
         return None
     _, quals, gaps, g = qualified
     if size is not None:
-        declarator = Declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
+        declarator = new_declarator(name, (int(size),), None, None, (g, br_gap, br_in, br_out))
     else:
-        declarator = Declarator(name, (), None, None, (g,))
-    return Param(tuple(quals), declarator, tuple(gaps))
+        declarator = new_declarator(name, (), None, None, (g,))
+    return new_param(tuple(quals), declarator, tuple(gaps))
 
 
 def _qualifiers(lead: str, text: str) -> tuple[str, list[DeclQualifier], list[str], str] | None:

@@ -134,6 +134,21 @@ FAST_STATEMENT = _re(
 SIMPLE_INSTRUCTION = _re(
     r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
+# Two more cases of FAST_STATEMENT, with fewer groups: a label at the start of its line
+# (groups: name, gap before ':', trailing trivia) and a ``.loc`` without attributes after one
+# line break and indentation (groups: lead, gap, file, gap, line, gap, column, trailing).
+LABEL_LINE = _re(r"\n([A-Za-z_$][\w$]*)([ \t]*):(?!:)" + _TRAILING)
+LOC_LINE = _re(
+    r"(\n[ \t]*)\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])" + _TRAILING
+)
+
+# A ``call`` statement (possibly over several lines) after one line break and indentation,
+# whose operand segment holds only names, registers, parentheses, commas and whitespace.
+# Groups: lead, mnemonic, operand segment, trailing trivia.
+CALL_STATEMENT = _re(r"(\n[ \t]*)(call(?:\.[\w:]+)*)([ \t\r\n][ \t\r\n(),%$\w]*|);" + _TRAILING)
+# The tokens of such a segment for ``findall``: (gap, token) pairs, the last token empty.
+# Every character of the segment is in a gap or a token (a word may start with a digit).
+CALL_TOKENS = _re(r"([ \t\r\n]*)([(),]|[\w$%][\w$]*|\Z)")
 
 # A one-line declaration of one name with at most a register range or one array size
 # (``.reg .b32 %r<12>;``, ``.local .align 8 .b8 depot[16];``), after a lead as in

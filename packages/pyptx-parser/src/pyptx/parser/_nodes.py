@@ -23,16 +23,21 @@ from typing import Any
 
 from pyptx.ir import (
     Address,
+    Block,
+    Declarator,
     Immediate,
     Instruction,
     Label,
     LabelRef,
     Loc,
+    Param,
+    ParenList,
     Predicate,
     Register,
     SectionData,
     SpecialRegister,
     Symbol,
+    VariableDecl,
     VectorOperand,
 )
 
@@ -59,11 +64,16 @@ _SYMBOL = _twin(Symbol)
 _LABEL_REF = _twin(LabelRef)
 _LABEL = _twin(Label)
 _VECTOR = _twin(VectorOperand)
+_PAREN_LIST = _twin(ParenList)
 _PREDICATE = _twin(Predicate)
 _SECTION_DATA = _twin(SectionData)
 _INSTRUCTION = _twin(Instruction)
 _ADDRESS = _twin(Address)
 _LOC = _twin(Loc)
+_DECLARATOR = _twin(Declarator)
+_VARIABLE_DECL = _twin(VariableDecl)
+_PARAM = _twin(Param)
+_BLOCK = _twin(Block)
 
 FIELDS: dict[type[Any], tuple[str, ...]] = {
     Register: ("name", "trivia"),
@@ -73,11 +83,16 @@ FIELDS: dict[type[Any], tuple[str, ...]] = {
     LabelRef: ("name", "trivia"),
     Label: ("name", "trivia"),
     VectorOperand: ("elements", "trivia"),
+    ParenList: ("items", "trivia"),
     Predicate: ("register", "negated", "trivia"),
     SectionData: ("type", "values", "trivia"),
     Instruction: ("opcode", "modifiers", "operands", "predicate", "trivia"),
     Address: ("base", "offset", "sign", "extra", "trivia"),
     Loc: ("file", "line", "column", "attributes", "trivia"),
+    Declarator: ("name", "dims", "range_count", "initializer", "trivia"),
+    VariableDecl: ("qualifiers", "declarators", "trivia"),
+    Param: ("qualifiers", "declarator", "trivia"),
+    Block: ("statements", "trivia"),
 }
 """The fields each constructor below sets, in its parameter order (checked by a test)."""
 
@@ -145,6 +160,15 @@ def new_vector(elements: Any, trivia: Any) -> VectorOperand:
     return node  # type: ignore[no-any-return]
 
 
+def new_paren_list(items: Any, trivia: Any) -> ParenList:
+    """``ParenList(items, trivia)``."""
+    node = _new(_PAREN_LIST)
+    node.items = items
+    node.trivia = trivia
+    node.__class__ = ParenList
+    return node  # type: ignore[no-any-return]
+
+
 def new_predicate(register: Any, negated: Any, trivia: Any) -> Predicate:
     """``Predicate(register, negated, trivia)``."""
     node = _new(_PREDICATE)
@@ -200,4 +224,47 @@ def new_loc(file: Any, line: Any, column: Any, attributes: Any, trivia: Any) -> 
     node.attributes = attributes
     node.trivia = trivia
     node.__class__ = Loc
+    return node  # type: ignore[no-any-return]
+
+
+def new_declarator(
+    name: Any, dims: Any, range_count: Any, initializer: Any, trivia: Any
+) -> Declarator:
+    """``Declarator(name, dims, range_count, initializer, trivia)``."""
+    node = _new(_DECLARATOR)
+    node.name = name
+    node.dims = dims
+    node.range_count = range_count
+    node.initializer = initializer
+    node.trivia = trivia
+    node.__class__ = Declarator
+    return node  # type: ignore[no-any-return]
+
+
+def new_variable_decl(qualifiers: Any, declarators: Any, trivia: Any) -> VariableDecl:
+    """``VariableDecl(qualifiers, declarators, trivia)``."""
+    node = _new(_VARIABLE_DECL)
+    node.qualifiers = qualifiers
+    node.declarators = declarators
+    node.trivia = trivia
+    node.__class__ = VariableDecl
+    return node  # type: ignore[no-any-return]
+
+
+def new_param(qualifiers: Any, declarator: Any, trivia: Any) -> Param:
+    """``Param(qualifiers, declarator, trivia)``."""
+    node = _new(_PARAM)
+    node.qualifiers = qualifiers
+    node.declarator = declarator
+    node.trivia = trivia
+    node.__class__ = Param
+    return node  # type: ignore[no-any-return]
+
+
+def new_block(statements: Any, trivia: Any) -> Block:
+    """``Block(statements, trivia)``."""
+    node = _new(_BLOCK)
+    node.statements = statements
+    node.trivia = trivia
+    node.__class__ = Block
     return node  # type: ignore[no-any-return]

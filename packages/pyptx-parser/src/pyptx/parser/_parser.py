@@ -37,6 +37,7 @@ from pyptx.ir import (
 )
 from pyptx.ir.declarations import DeclQualifier
 
+from ._calls import fast_call
 from ._declarations import (
     DECL_STARTS,
     FUNCTION_KINDS,
@@ -46,11 +47,15 @@ from ._declarations import (
 )
 from ._directives import DirectiveParser
 from ._lexer import (
+    CALL_STATEMENT,
+    CALL_TOKENS,
     DIRECTIVE,
     FAST_DECLARATION,
     FAST_PARAM,
     FAST_STATEMENT,
     LABEL,
+    LABEL_LINE,
+    LOC_LINE,
     MNEMONIC,
     NUMBER,
     OPERAND_SEGMENT,
@@ -58,12 +63,16 @@ from ._lexer import (
     SIMPLE_INSTRUCTION,
 )
 from ._nodes import (
+    new_block,
+    new_declarator,
     new_instruction,
     new_label,
     new_loc,
+    new_param,
     new_predicate,
     new_register,
     new_special_register,
+    new_variable_decl,
 )
 
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
@@ -244,7 +253,7 @@ class Parser(DirectiveParser):
             initializer = self.initializer(self.ws())
         else:
             self.pos = p0
-        return Declarator(name, tuple(dims), range_count, initializer, tuple(gaps))
+        return new_declarator(name, tuple(dims), range_count, initializer, tuple(gaps))
 
     def declaration(self, lead: str, top: bool = False) -> Node:
         """Parse a variable declaration, or (at module scope) a function."""
@@ -275,7 +284,7 @@ class Parser(DirectiveParser):
                         self.bare_regs.add(d.name)
                     else:
                         self.reg_ranges[d.name] = d.range_count
-        return VariableDecl(tuple(quals), tuple(declarators), tuple(gaps))
+        return new_variable_decl(tuple(quals), tuple(declarators), tuple(gaps))
 
     def param(self, lead: str) -> Param:
         if self.fast:
@@ -288,7 +297,7 @@ class Parser(DirectiveParser):
         quals, gaps, g, func_kw = self.qualifiers(lead)
         if func_kw is not None:
             self.error(f"{func_kw} cannot appear in a parameter list", self.pos - len(func_kw))
-        return Param(tuple(quals), self.declarator(g, allow_init=False), tuple(gaps))
+        return new_param(tuple(quals), self.declarator(g, allow_init=False), tuple(gaps))
 
     def param_list(self, gaps: list[str], g_open: str) -> tuple[Param, ...]:
         """Parse ``( param, ... )``; the gaps of the parentheses and commas go to ``gaps``."""
@@ -426,7 +435,7 @@ class Parser(DirectiveParser):
                 self._remember_line(start, node)
         self.pos += 1
         self.depth -= 1
-        return Block(tuple(statements), (lead, g, self.trailing()))
+        return new_block(tuple(statements), (lead, g, self.trailing()))
 
     def _remember_line(self, start: int, node: Node) -> None:
         """Remember a statement the general rules parsed, for repeats of its line.
@@ -465,9 +474,32 @@ class Parser(DirectiveParser):
             if insn is None:
                 return None
             return insn, end, self.bare_names_seen == seen
+        # Lines SIMPLE_INSTRUCTION leaves, by their first character (after one tab).
+        c = t[pos + 1]
+        if c == "\t":
+            c = t[pos + 2]
+            if c == "{" or c == "}":
+                return None  # a block: the general rules
+            if c == ".":
+                # A directive: of FAST_STATEMENT's cases only a .loc can start so.
+                if t.startswith(".loc", pos + 2):
+                    m = LOC_LINE.match(t, pos)
+                    if m is not None:
+                        lead, g1, f, g2, line, g3, column, trail = m.groups()
+                        node = new_loc(
+                            int(f), int(line), int(column), (), (lead, g1, g2, g3, trail)
+                        )
+                        return node, m.end(), True
+                return self._declaration_step(pos)
+        elif c == "$":
+            m = LABEL_LINE.match(t, pos)
+            if m is not None:
+                name, gap, trail = m.groups()
+                self.labels.add(name)
+                return new_label(name, ("\n", gap, trail)), m.end(), False
         m = FAST_STATEMENT.match(t, pos)
         if m is None:
-            return self._declaration_step(pos)
+            return self._call_step(pos) or self._declaration_step(pos)
         end = m.end()
         if end != stop:
             node = self._statement_cache.get(m.group())
@@ -477,6 +509,17 @@ class Parser(DirectiveParser):
         if node is None:
             return None
         return node, end, self.bare_names_seen == seen and not isinstance(node, Label)
+
+    def _call_step(self, pos: int) -> tuple[Node, int, bool] | None:
+        """The :data:`CALL_STATEMENT` fast path at ``pos`` (see :meth:`_statement_step`)."""
+        m = CALL_STATEMENT.match(self.text, pos)
+        if m is None:
+            return None
+        lead, word, segment, trail = m.groups()
+        insn = fast_call(self, lead, word, CALL_TOKENS.findall(segment), trail)
+        if insn is None:
+            return None
+        return insn, m.end(), False
 
     def _declaration_step(self, pos: int) -> tuple[Node, int, bool] | None:
         """The :data:`FAST_DECLARATION` fast path at ``pos`` (see :meth:`_statement_step`)."""
