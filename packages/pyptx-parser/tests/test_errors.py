@@ -26,6 +26,8 @@ def _where(err: PtxSyntaxError) -> tuple[int, int]:
         (".entry k()\n{\n\tadd.s32 %r1, %r2, %r3\n\tret;\n}\n", 7, 2, "expected ',' or ';'"),
         # missing '}' at end of input: points at the '{' it should close
         (".entry k()\n{\n\tret;\n", 5, 1, "missing '}'"),
+        (".entry k()\n{", 5, 1, "missing '}'"),
+        (".entry k()\n{\n\t", 5, 1, "missing '}'"),
         # bad type name
         (".entry k()\n{\n\t.reg .b33 %r<4>;\n}\n", 6, 7, "unknown qualifier '.b33'"),
         # unterminated block comment

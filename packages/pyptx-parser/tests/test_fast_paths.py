@@ -46,6 +46,17 @@ _BODIES = [
     # repeated lines after blank lines, comments and two statements on one line
     "\tret;\n\n\tret;\n\t// c\n\tret;\n\tret; ret;\n\tret;\n\tret;",
     "\tmov.u32 %r1, %r2;\r\n\tmov.u32 %r1, %r2;\r\n",
+    # nvcc's layout '<mnemonic> <tab><operands>;' and lines that only look like it
+    "\tadd.s32 \t%r1, %r2, 4;\n  \tadd.s32 \t%r1, %r2;\n\tadd.s32 \t%r1, %r2 ;\n",
+    "\tmov.u32 \t%r1, $L1;\n$L1:\n\tbra.uni \t$L__BB0_1;\n$L__BB0_1:\n\tbra.uni \t$L1;\n",
+    "\tadd.s32 \t%r1, %r2; add.s32 \t%r3, %r4;\n\tadd.s32 \t%r1, %r2; // c\n",
+    "\tmov.b64 \t{%r1, %r2}, %rd3;\n\t@%p1 add.s32 \t%r1, %r2;\n\tadd.s32 \t%r1, %r2;\r\n",
+    "\tld.global.u32 \t%r1, [%rd1+4];\n\tst.shared.u32 \t[x], %r1;\n\tmov.u32 \t%r1, _;\n",
+    "\tret \t;\n\tmov.u32 \t%r1, generic;\n\tcall.uni \tf, (p);\n\tcall \tf;\n",
+    "\tadd..s32 \t%r1, %r2;\n",
+    "\tadd.s32 \t%r1,, %r2;\n",
+    "\tadd.s32 \t%r1, %r2:\n",
+    '\tadd.s32 \t%r1, "s";\n',
     # calls: over several lines, empty lists, registers, numbers, prototypes, CRLF
     "\tcall.uni (retval0), \n\tf, \n\t(\n\tparam0, \n\tparam1\n\t);\n\tcall.uni f, ();\n",
     "\tcall.uni (), f;\n\tcall f, (%r1, 1);\n\tcall.uni (r), f, (p), proto;\n\tcall (a, b), f;\n",

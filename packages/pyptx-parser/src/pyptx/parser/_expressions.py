@@ -72,9 +72,9 @@ class ExprParser:
     def __init__(self, text: str, filename: str, fast: bool = True) -> None:
         self.fast = fast
         """Whether to use the one-line fast paths (disabled in tests to check they agree)."""
-        self.src = text
-        # A NUL sentinel means text[pos] never runs off the end; pos >= n is end of input.
-        self.text = text + "\0"
+        # NUL sentinels mean text[pos] (and the fast paths' peeks at text[pos + 1] and
+        # text[pos + 2]) never run off the end; pos >= n is end of input.
+        self.text = text + "\0\0"
         self.n = len(text)
         self.pos = 0
         self.filename = filename
@@ -110,7 +110,7 @@ class ExprParser:
     def error(self, message: str, pos: int | None = None, length: int = 1) -> NoReturn:
         """Raise :class:`PtxSyntaxError` at ``pos`` (default: the current offset)."""
         p = self.pos if pos is None else pos
-        src = self.src
+        src = self.text[: self.n]
         p = min(max(p, 0), len(src))
         line_start = src.rfind("\n", 0, p) + 1
         line_end = src.find("\n", p)

@@ -134,6 +134,10 @@ FAST_STATEMENT = _re(
 SIMPLE_INSTRUCTION = _re(
     r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
+# The head of a whole-line instruction in nvcc's layout, up to its operands: indentation,
+# the mnemonic of SIMPLE_INSTRUCTION, and the gap ' \t' nvcc writes after it.
+INSTRUCTION_HEAD = _re(r"([ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?) \t")
+
 # Two more cases of FAST_STATEMENT, with fewer groups: a label at the start of its line
 # (groups: name, gap before ':', trailing trivia) and a ``.loc`` without attributes after one
 # line break and indentation (groups: lead, gap, file, gap, line, gap, column, trailing).

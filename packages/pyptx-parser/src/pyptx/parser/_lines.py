@@ -42,14 +42,17 @@ class LineRunner(ExprParser):
         step: Step,
         lines_cache: dict[str, Node],
         cache: dict[str, Node],
+        whole: Callable[[str], Node | None] | None = None,
     ) -> int:
         """Append the nodes of the statements at ``pos`` that need no general rule.
 
         Lines found in ``lines_cache`` (keyed by their text, without the line break before
-        them) are taken from it; any other statement goes to ``step``. A node that ``step``
-        allows to be shared is remembered: in ``lines_cache`` when its statement is exactly
-        one whole line, otherwise in ``cache`` under its exact text. A whole line is never
-        put in ``cache``, so a line missing from ``lines_cache`` is also missing there.
+        them) are taken from it; any other line goes to ``whole`` first (when given), which
+        parses a whole line or returns ``None`` (and remembers what it may share itself),
+        and any other statement to ``step``. A node that ``step`` allows to be shared is
+        remembered: in ``lines_cache`` when its statement is exactly one whole line,
+        otherwise in ``cache`` under its exact text. A whole line is never put in ``cache``,
+        so a line missing from ``lines_cache`` is also missing there.
         Returns the offset where the general rules must take over.
         """
         t = self.text
@@ -83,6 +86,14 @@ class LineRunner(ExprParser):
                 pos += i - start + sum(map(len, lines[start:i]))
                 mark = pos
             line = lines[i]
+            if whole is not None:
+                node = whole(line)
+                if node is not None:
+                    append(node)
+                    pos += len(line) + 1
+                    mark = pos
+                    i += 1
+                    continue
             stop = pos + 1 + len(line)
             hit = step(pos, stop)
             if hit is None:

@@ -53,6 +53,7 @@ from ._lexer import (
     FAST_DECLARATION,
     FAST_PARAM,
     FAST_STATEMENT,
+    INSTRUCTION_HEAD,
     LABEL,
     LABEL_LINE,
     LOC_LINE,
@@ -74,6 +75,10 @@ from ._nodes import (
     new_special_register,
     new_variable_decl,
 )
+
+_Head = tuple[str, tuple[str, ...], str] | tuple[()]
+"""What :meth:`Parser._instruction_line` knows of a head: opcode, modifiers and lead, or
+``()`` for a head it leaves to the other paths."""
 
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
 # Statements whose tree depends only on their own text (given no bare identifiers).
@@ -104,6 +109,9 @@ class Parser(DirectiveParser):
     def __init__(self, text: str, filename: str, fast: bool = True) -> None:
         super().__init__(text, filename, fast)
         self._mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
+        # Heads of instruction lines (see _instruction_line): opcode, modifiers and lead,
+        # or () where the line needs another path.
+        self._heads: dict[str, _Head] = {}
         self._top = {
             ".version": self.version,
             ".target": self.target,
@@ -416,10 +424,11 @@ class Parser(DirectiveParser):
         append = statements.append
         t = self.text
         step = self._statement_step
+        whole = self._instruction_line
         while True:
             if self.fast:
                 self.pos = self.fast_lines(
-                    self.pos, statements, step, self._body_lines, self._statement_cache
+                    self.pos, statements, step, self._body_lines, self._statement_cache, whole
                 )
             start = self.pos
             g = self.ws()
@@ -457,6 +466,61 @@ class Parser(DirectiveParser):
             self._body_lines[text[start + 1 : self.pos]] = node
         else:
             self._statement_cache[text[start : self.pos]] = node
+
+    def _instruction_line(self, line: str) -> Instruction | None:
+        """The cheapest fast path: a whole line in nvcc's layout of an unguarded instruction.
+
+        That layout is ``<indentation><mnemonic> <tab><simple operands>;``, which string
+        methods split faster than a pattern does; any other line gives ``None``. The head
+        before the operands is checked once per distinct text against the rules of
+        :data:`SIMPLE_INSTRUCTION`, and every operand piece is one the piece rules accept,
+        so the instruction is the one :meth:`_statement_step` builds (and, when it may be
+        shared, it is remembered for repeats of the line the same way).
+        """
+        k = line.find(" \t")
+        if k < 0 or line[-1:] != ";":
+            return None
+        head = self._heads.get(line[: k + 2])
+        if head is None:
+            head = self._new_head(line[: k + 2])
+        rest = line[k + 2 : -1]
+        if not head or "{" in rest:
+            return None
+        opcode, mods, lead = head
+        pieces = rest.split(",")
+        pieces[0] = " \t" + pieces[0]
+        operands = []
+        gaps = [lead]
+        cache = self._piece_cache
+        seen = self.bare_names_seen
+        self.opcode = opcode
+        for piece in pieces:
+            hit = cache.get(piece)
+            if hit is None:
+                hit = self.new_piece(piece)
+                if hit is None:
+                    self.opcode = ""
+                    return None
+            operands.append(hit[0])
+            gaps.append(hit[1])
+        self.opcode = ""
+        gaps.append("")
+        node = new_instruction(opcode, mods, tuple(operands), None, tuple(gaps))
+        if self.bare_names_seen == seen:
+            self._body_lines[line] = node
+        return node
+
+    def _new_head(self, text: str) -> _Head:
+        """Check the head of a line for :meth:`_instruction_line`, and remember it."""
+        m = INSTRUCTION_HEAD.fullmatch(text)
+        head: _Head = ()
+        if m is not None:
+            indent, word = m.groups()
+            opcode, *mods = word.split(".")
+            if opcode != "call" and "" not in mods:
+                head = (opcode, tuple(mods), "\n" + indent)
+        self._heads[text] = head
+        return head
 
     def _statement_step(self, pos: int, stop: int) -> tuple[Node, int, bool] | None:
         """The fast paths of function bodies at ``pos`` (a :data:`~._lines.Step`)."""
