@@ -70,6 +70,12 @@ _BODIES = [
     "\tcall.uni f, (p;\n",
     "\tcall.uni f, p);\n",
     "\tcall.uni f,, (p);\n",
+    # labels and .loc lines in nvcc's layout, and lines that only look like them
+    "$L__BB0_1:\n\t.loc\t1 2 3\n\t.loc\t1 2 3\n%L1:\ngeneric:\n_a$b:\n\t.loc\t1 2  3\n",
+    "\t.loc\t1 2 3,\n",
+    "\t.loc\t1 2 3 4\n",
+    "$L1: //x\n\t$L2:\n\t.loc\t1 2 3 // c\n\t.loc\t1 2 3\r\n\t.loc\t1 2 \u0663\n",
+    "9L:\n",
     # labels and .loc lines
     "$L__BB0_1:\n\t.loc\t1 2 3\n$L__BB0_2 :\n\t.loc 1 2 3 // c\n\t.loc\t1 2 3, inlined_at 1 2 3\n",
     "$L1::\n",

@@ -77,7 +77,7 @@ from ._nodes import (
 )
 
 _Head = tuple[str, tuple[str, ...], str] | tuple[()]
-"""What :meth:`Parser._instruction_line` knows of a head: opcode, modifiers and lead, or
+"""What :meth:`Parser._whole_line` knows of a head: opcode, modifiers and lead, or
 ``()`` for a head it leaves to the other paths."""
 
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
@@ -109,7 +109,7 @@ class Parser(DirectiveParser):
     def __init__(self, text: str, filename: str, fast: bool = True) -> None:
         super().__init__(text, filename, fast)
         self._mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
-        # Heads of instruction lines (see _instruction_line): opcode, modifiers and lead,
+        # Heads of instruction lines (see _whole_line): opcode, modifiers and lead,
         # or () where the line needs another path.
         self._heads: dict[str, _Head] = {}
         self._top = {
@@ -424,7 +424,7 @@ class Parser(DirectiveParser):
         append = statements.append
         t = self.text
         step = self._statement_step
-        whole = self._instruction_line
+        whole = self._whole_line
         while True:
             if self.fast:
                 self.pos = self.fast_lines(
@@ -467,18 +467,26 @@ class Parser(DirectiveParser):
         else:
             self._statement_cache[text[start : self.pos]] = node
 
-    def _instruction_line(self, line: str) -> Instruction | None:
-        """The cheapest fast path: a whole line in nvcc's layout of an unguarded instruction.
+    def _whole_line(self, line: str) -> Node | None:
+        """The cheapest fast path: a whole line in nvcc's layout of an instruction.
 
-        That layout is ``<indentation><mnemonic> <tab><simple operands>;``, which string
-        methods split faster than a pattern does; any other line gives ``None``. The head
-        before the operands is checked once per distinct text against the rules of
-        :data:`SIMPLE_INSTRUCTION`, and every operand piece is one the piece rules accept,
-        so the instruction is the one :meth:`_statement_step` builds (and, when it may be
-        shared, it is remembered for repeats of the line the same way).
+        Labels and ``.loc`` lines go to :meth:`_label_line` and :meth:`_loc_line`. The layout
+        of an unguarded instruction is ``<indentation><mnemonic> <tab><simple operands>;``,
+        which string methods split faster than a pattern does; any other line gives
+        ``None``. The head before the operands is checked once per distinct text against
+        the rules of :data:`SIMPLE_INSTRUCTION`, and every operand piece is one the piece
+        rules accept, so the node is the one :meth:`_statement_step` builds (and, when it
+        may be shared, it is remembered for repeats of the line the same way).
         """
+        end = line[-1:]
+        if end != ";":
+            if end == ":":
+                return self._label_line(line)
+            if line.startswith("\t.loc\t"):
+                return self._loc_line(line)
+            return None
         k = line.find(" \t")
-        if k < 0 or line[-1:] != ";":
+        if k < 0:
             return None
         head = self._heads.get(line[: k + 2])
         if head is None:
@@ -510,8 +518,32 @@ class Parser(DirectiveParser):
             self._body_lines[line] = node
         return node
 
+    def _label_line(self, line: str) -> Label | None:
+        """``name:`` alone on its line (see :meth:`_whole_line`), as FAST_STATEMENT reads it."""
+        name = line[:-1]
+        # [A-Za-z_$][A-Za-z0-9_$]* is an ASCII identifier once '$' reads as '_'.
+        if not (name.isascii() and name.replace("$", "_").isidentifier()):
+            return None
+        self.labels.add(name)
+        return new_label(name, ("\n", "", ""))
+
+    def _loc_line(self, line: str) -> Loc | None:
+        """``<tab>.loc<tab>F L C`` in nvcc's layout (see :meth:`_whole_line`).
+
+        Built as LOC_LINE reads it, and remembered for repeats of the line.
+        """
+        numbers = line[6:].split(" ")
+        if len(numbers) != 3:
+            return None
+        f, ln, column = numbers
+        if not (f.isdigit() and ln.isdigit() and column.isdigit() and line.isascii()):
+            return None
+        loc = new_loc(int(f), int(ln), int(column), (), ("\n\t", "\t", " ", " ", ""))
+        self._body_lines[line] = loc
+        return loc
+
     def _new_head(self, text: str) -> _Head:
-        """Check the head of a line for :meth:`_instruction_line`, and remember it."""
+        """Check the head of a line for :meth:`_whole_line`, and remember it."""
         m = INSTRUCTION_HEAD.fullmatch(text)
         head: _Head = ()
         if m is not None:
