@@ -135,8 +135,12 @@ SIMPLE_INSTRUCTION = _re(
     r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
 # The head of a whole-line instruction in nvcc's layout, up to its operands: indentation,
-# the mnemonic of SIMPLE_INSTRUCTION, and the gap ' \t' nvcc writes after it.
-INSTRUCTION_HEAD = _re(r"([ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?) \t")
+# FAST_STATEMENT's guard on a %register (gap, '!', gap, name, gap before the mnemonic), the
+# mnemonic of SIMPLE_INSTRUCTION, and the gap nvcc writes after it (spaces, then a tab).
+INSTRUCTION_HEAD = _re(
+    r"([ \t]*)(?:@([ \t]*)(!?)([ \t]*)(%[A-Za-z_$][\w$]*)([ \t]+))?"
+    r"([A-Za-z_]\w*(?:\.[\w.:]*)?)( *\t)"
+)
 
 # Two more cases of FAST_STATEMENT, with fewer groups: a label at the start of its line
 # (groups: name, gap before ':', trailing trivia) and a ``.loc`` without attributes after one

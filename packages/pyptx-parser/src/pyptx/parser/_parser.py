@@ -76,9 +76,10 @@ from ._nodes import (
     new_variable_decl,
 )
 
-_Head = tuple[str, tuple[str, ...], str] | tuple[()]
-"""What :meth:`Parser._whole_line` knows of a head: opcode, modifiers and lead, or
-``()`` for a head it leaves to the other paths."""
+_Head = tuple[str, tuple[str, ...], str, Predicate | None, str] | tuple[()]
+"""What :meth:`Parser._whole_line` knows of a head: opcode, modifiers, the gap before the
+mnemonic, the guard, and the gap before the operands; or ``()`` for a head it leaves to the
+other paths."""
 
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
 # Statements whose tree depends only on their own text (given no bare identifiers).
@@ -109,8 +110,7 @@ class Parser(DirectiveParser):
     def __init__(self, text: str, filename: str, fast: bool = True) -> None:
         super().__init__(text, filename, fast)
         self._mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
-        # Heads of instruction lines (see _whole_line): opcode, modifiers and lead,
-        # or () where the line needs another path.
+        # Heads of instruction lines, by their text (see _whole_line and _Head).
         self._heads: dict[str, _Head] = {}
         self._top = {
             ".version": self.version,
@@ -485,18 +485,23 @@ class Parser(DirectiveParser):
             if line.startswith("\t.loc\t"):
                 return self._loc_line(line)
             return None
-        k = line.find(" \t")
+        k = line.find("\t", 1)
         if k < 0:
             return None
-        head = self._heads.get(line[: k + 2])
+        head = self._heads.get(line[: k + 1])
         if head is None:
-            head = self._new_head(line[: k + 2])
-        rest = line[k + 2 : -1]
-        if not head or "{" in rest:
+            head = self._new_head(line[: k + 1])
+        rest = line[k + 1 : -1]
+        if not head or not rest:
             return None
-        opcode, mods, lead = head
-        pieces = rest.split(",")
-        pieces[0] = " \t" + pieces[0]
+        opcode, mods, lead, predicate, sep = head
+        if "{" in rest:
+            pieces = SEGMENT_PIECES.findall(rest)
+            if ",".join(pieces) != rest:
+                return None  # an empty operand or a stray brace
+        else:
+            pieces = rest.split(",")
+        pieces[0] = sep + pieces[0]
         operands = []
         gaps = [lead]
         cache = self._piece_cache
@@ -513,7 +518,7 @@ class Parser(DirectiveParser):
             gaps.append(hit[1])
         self.opcode = ""
         gaps.append("")
-        node = new_instruction(opcode, mods, tuple(operands), None, tuple(gaps))
+        node = new_instruction(opcode, mods, tuple(operands), predicate, tuple(gaps))
         if self.bare_names_seen == seen:
             self._body_lines[line] = node
         return node
@@ -547,10 +552,21 @@ class Parser(DirectiveParser):
         m = INSTRUCTION_HEAD.fullmatch(text)
         head: _Head = ()
         if m is not None:
-            indent, word = m.groups()
+            indent, pg1, bang, pg2, pred_name, mlead, word, sep = m.groups()
             opcode, *mods = word.split(".")
             if opcode != "call" and "" not in mods:
-                head = (opcode, tuple(mods), "\n" + indent)
+                lead = "\n" + indent
+                predicate = None
+                if pred_name is not None:
+                    # As fast_instruction builds it; a %register needs no context.
+                    if bang:
+                        atom = self._pred_atom(pred_name, pg2)
+                        predicate = new_predicate(atom, True, (lead, pg1))
+                    else:
+                        atom = self._pred_atom(pred_name, pg1 + pg2)
+                        predicate = new_predicate(atom, False, (lead,))
+                    lead = mlead
+                head = (opcode, tuple(mods), lead, predicate, sep)
         self._heads[text] = head
         return head
 
