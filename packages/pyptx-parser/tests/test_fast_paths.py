@@ -100,6 +100,13 @@ _MODULES = [
     ".global .align 1 .b8 s[4] = {72, 101,\n\t108, 0};\n.global .b32 t[2] = { 1 ,2 };\n",
     ".global .b32 u[2][2] = {{1, 2}, {3, 4}};\n.global .b32 v[3] = {1, -2, 3 + 4};\n",
     ".global .b32 w[2] = {1,, 2};\n",
+    # section data in nvcc's layout, and lines that only look like it
+    ".section .debug_info\n{\n.b8 1,2\n.b8 1,2\n.b32 .debug_abbrev\n.b64 $L1\n.b8 1 // c\n}\n",
+    ".section .debug_info\n{\n.b8 1,,2\n}\n",
+    ".section .debug_info\n{\n.b8x\n}\n",
+    ".section .debug_info\n{\n.b8\n}\n",
+    ".section .debug_info\n{\n.b8 1\r\n.b8  2\n\t.b8 3\n.b8 (1)\n.b8 -1\n.b8 0x1f\n}\n",
+    ".section .debug_info\n{\n.bogus 1\n}\n",
     # a section's line seen again in a later section
     ".section .debug_abbrev\n{\n.b8 1\n.b8 1\n}\n.section .debug_info\n{\n.b8 1\n.b32 $L1\n}\n",
 ]

@@ -42,6 +42,8 @@ from ._lines import LineRunner
 from ._nodes import new_label, new_section_data
 
 _SECTION_TYPES = {t.value: t for t in PtxType}
+# The same by the directive word (``.b8``), for the whole-line path.
+_SECTION_HEADS = {"." + t.value: t for t in PtxType}
 _SIMPLE_VALUES = (Immediate, Symbol)
 
 
@@ -117,10 +119,11 @@ class DirectiveParser(LineRunner):
         self.in_section = True
         t = self.text
         step = self._section_step
+        whole = self._section_line
         while True:
             if self.fast:
                 self.pos = self.fast_lines(
-                    self.pos, items, step, self._section_lines, self._section_cache
+                    self.pos, items, step, self._section_lines, self._section_cache, whole
                 )
             g = self.ws()
             c = t[self.pos]
@@ -136,6 +139,31 @@ class DirectiveParser(LineRunner):
         self.pos += 1
         gaps += (g, self.trailing())
         return Section(name, tuple(items), tuple(gaps))
+
+    def _section_line(self, line: str) -> SectionData | None:
+        """The cheapest fast path of section bodies: a line ``.<type> <values>``.
+
+        That is how nvcc writes DWARF data (at the start of the line, one space), which
+        string methods split faster than a pattern does. Gives the node
+        :meth:`_section_step` gives for the line (remembered for its repeats), or ``None``
+        for any other line.
+        """
+        k = line.find(" ")
+        ty = _SECTION_HEADS.get(line[:k]) if k > 0 else None
+        if ty is None:
+            return None
+        values = []
+        gaps = ["\n"]
+        cache = self._piece_cache
+        for piece in line[k:].split(","):
+            hit = cache.get(piece) or self.new_piece(piece)
+            if hit is None or not isinstance(hit[0], _SIMPLE_VALUES):
+                return None
+            values.append(hit[0])
+            gaps.append(hit[1])
+        data = new_section_data(ty, tuple(values), tuple(gaps))
+        self._section_lines[line] = data
+        return data
 
     def _section_step(self, pos: int, stop: int) -> tuple[Node, int, bool] | None:
         """The fast path of section bodies at ``pos`` (a :data:`~._lines.Step`)."""
