@@ -76,24 +76,22 @@ class LineRunner(ExprParser):
                     mark, i = -1, 0
                 i += t.count("\n", mark + 1, pos + 1)
                 mark = pos
-            start = i
-            node: Node | None = get(lines[i])
-            while node is not None:
-                append(node)
-                i += 1
-                node = get(lines[i])
-            if i != start:
-                pos += i - start + sum(map(len, lines[start:i]))
-                mark = pos
+            # Whole lines: repeats from lines_cache, new ones from whole.
             line = lines[i]
-            if whole is not None:
-                node = whole(line)
-                if node is not None:
-                    append(node)
-                    pos += len(line) + 1
-                    mark = pos
-                    i += 1
-                    continue
+            node: Node | None = get(line)
+            while True:
+                if node is None:
+                    if whole is None:
+                        break
+                    node = whole(line)
+                    if node is None:
+                        break
+                append(node)
+                pos += len(line) + 1
+                i += 1
+                line = lines[i]
+                node = get(line)
+            mark = pos
             stop = pos + 1 + len(line)
             hit = step(pos, stop)
             if hit is None:
