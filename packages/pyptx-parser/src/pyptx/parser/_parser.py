@@ -76,10 +76,10 @@ from ._nodes import (
     new_variable_decl,
 )
 
-_Head = tuple[str, tuple[str, ...], str, Predicate | None, str] | tuple[()]
+_Head = tuple[str, tuple[str, ...], str, Predicate | None, int] | tuple[()]
 """What :meth:`Parser._whole_line` knows of a head: opcode, modifiers, the gap before the
-mnemonic, the guard, and the gap before the operands; or ``()`` for a head it leaves to the
-other paths."""
+mnemonic, the guard, and the length of the gap after it; or ``()`` for a head it leaves to
+the other paths."""
 
 _FUNC_DIRECTIVES = {"." + k.value: k for k in FunctionDirectiveKind}
 # Statements whose tree depends only on their own text (given no bare identifiers).
@@ -491,17 +491,17 @@ class Parser(DirectiveParser):
         head = self._heads.get(line[: k + 1])
         if head is None:
             head = self._new_head(line[: k + 1])
-        rest = line[k + 1 : -1]
-        if not head or not rest:
-            return None
+        if not head or k + 2 == len(line):
+            return None  # another path, or no operands
         opcode, mods, lead, predicate, sep = head
+        # The operand segment as SIMPLE_INSTRUCTION cuts it: from the gap after the mnemonic.
+        rest = line[k + 1 - sep : -1]
         if "{" in rest:
             pieces = SEGMENT_PIECES.findall(rest)
             if ",".join(pieces) != rest:
                 return None  # an empty operand or a stray brace
         else:
             pieces = rest.split(",")
-        pieces[0] = sep + pieces[0]
         operands = []
         gaps = [lead]
         cache = self._piece_cache
@@ -566,7 +566,7 @@ class Parser(DirectiveParser):
                         atom = self._pred_atom(pred_name, pg1 + pg2)
                         predicate = new_predicate(atom, False, (lead,))
                     lead = mlead
-                head = (opcode, tuple(mods), lead, predicate, sep)
+                head = (opcode, tuple(mods), lead, predicate, len(sep))
         self._heads[text] = head
         return head
 
