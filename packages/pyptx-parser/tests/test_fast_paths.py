@@ -78,6 +78,9 @@ _BODIES = [
     "\tcall.uni f, (p;\n",
     "\tcall.uni f, p);\n",
     "\tcall.uni f,, (p);\n",
+    # statements after blank lines (with CR, spaces, tabs) and comment lines
+    "\tret;\n\n\tadd.s32 \t%r1, %r2;\n\n$L1:\n\r\n\r\n$L2:\n \t\n$L3:\n\n\tL4:\n\n\n",
+    "\tret;\n\n\tadd.s32 %r1, %r2;\n\n\tadd.s32 %r1, %r2;\n\t// c\n\tadd.s32 %r1, %r2;\n\n",
     # labels and .loc lines in nvcc's layout, and lines that only look like them
     "$L__BB0_1:\n\t.loc\t1 2 3\n\t.loc\t1 2 3\n%L1:\ngeneric:\n_a$b:\n\t.loc\t1 2  3\n",
     "\t.loc\t1 2 3,\n",

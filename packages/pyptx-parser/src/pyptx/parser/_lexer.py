@@ -127,12 +127,12 @@ FAST_STATEMENT = _re(
 )
 
 # The commonest case of FAST_STATEMENT, cheaper to match: an unguarded instruction on a line
-# of its own after one line break and indentation. Groups: lead, mnemonic, operand segment,
-# trailing trivia. Its mnemonic pattern is looser (flat after the first dot): where the
-# mnemonic has no empty component, FAST_STATEMENT matches the same text with the same groups,
-# and where it has one, FAST_STATEMENT does not match at all.
+# of its own after a line break, blank lines and indentation. Groups: lead, mnemonic, operand
+# segment, trailing trivia. Its mnemonic pattern is looser (flat after the first dot): where
+# the mnemonic has no empty component, FAST_STATEMENT matches the same text with the same
+# groups, and where it has one, FAST_STATEMENT does not match at all.
 SIMPLE_INSTRUCTION = _re(
-    r"(\n[ \t]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
+    r"(\n[ \t\r\n]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
 # The head of a whole-line instruction in nvcc's layout, up to its operands: indentation,
 # FAST_STATEMENT's guard on a %register (gap, '!', gap, name, gap before the mnemonic), the
@@ -142,10 +142,11 @@ INSTRUCTION_HEAD = _re(
     r"([A-Za-z_]\w*(?:\.[\w.:]*)?)( *\t)"
 )
 
-# Two more cases of FAST_STATEMENT, with fewer groups: a label at the start of its line
-# (groups: name, gap before ':', trailing trivia) and a ``.loc`` without attributes after one
-# line break and indentation (groups: lead, gap, file, gap, line, gap, column, trailing).
-LABEL_LINE = _re(r"\n([A-Za-z_$][\w$]*)([ \t]*):(?!:)" + _TRAILING)
+# Two more cases of FAST_STATEMENT, with fewer groups: a label at the start of its line,
+# after a line break and blank lines (groups: lead, name, gap before ':', trailing trivia),
+# and a ``.loc`` without attributes after one line break and indentation (groups: lead,
+# gap, file, gap, line, gap, column, trailing trivia).
+LABEL_LINE = _re(r"(\n[\r\n]*)([A-Za-z_$][\w$]*)([ \t]*):(?!:)" + _TRAILING)
 LOC_LINE = _re(
     r"(\n[ \t]*)\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])" + _TRAILING
 )

@@ -603,12 +603,12 @@ class Parser(DirectiveParser):
                         )
                         return node, m.end(), True
                 return self._declaration_step(pos)
-        elif c == "$":
+        elif c == "$" or c == "\n":
             m = LABEL_LINE.match(t, pos)
             if m is not None:
-                name, gap, trail = m.groups()
+                lead, name, gap, trail = m.groups()
                 self.labels.add(name)
-                return new_label(name, ("\n", gap, trail)), m.end(), False
+                return new_label(name, (lead, gap, trail)), m.end(), False
         m = FAST_STATEMENT.match(t, pos)
         if m is None:
             return self._call_step(pos) or self._declaration_step(pos)
