@@ -59,6 +59,11 @@ _BODIES = [
     "\tld.param.v2.b32 \t{%r1, %r2}, [p];\n\tmov.b64 \t{_, %r3}, %rd1;\n",
     "\tmov.b64 \t{%r1,,}, %rd1;\n",
     "\tadd.s32 %r1,\t%r2;\n\t@%p1 ret\t;\n\tmov.u32 \t%r1, %tid.x;\n",
+    # Triton's layout (one space after the mnemonic) and look-alikes
+    "    mov.u32 %r1, 0;\n    ld.param.v2.b32 {%r1, %r2}, [p+8];\n\tld.param.b32 %r3, [p];\n",
+    "    mov.u32  %r1, %r2;\n    @%p1 bra $L1;\n$L1:\n    ret;\n    ret ;\n\tmov.u32 %r1,%r2;\n",
+    "    mov.u32 %r1 %r2;\n",
+    "    mov.u32 { %r1 , %r2 } , %rd1;\n    mov.u32 {%r1, {%r2}}, %rd1;\n",
     "\tadd..s32 \t%r1, %r2;\n",
     "\t@%p1 add..s32 \t%r1, %r2;\n",
     "\tmov.b64 \t{%r1, %r2, %rd1;\n",

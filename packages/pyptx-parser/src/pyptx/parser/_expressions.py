@@ -435,6 +435,8 @@ class ExprParser:
         elif c in _NAME_START and body.isascii() and body.replace("$", "_").isidentifier():
             # [A-Za-z_$][A-Za-z0-9_$]* is an ASCII identifier once '$' reads as '_'.
             return self._name_piece(piece[: len(piece) - len(body)], piece, body)
+        elif c == "{":
+            return self._fast_vector_piece(piece)  # OPERAND_PIECE never matches a '{'
         return self._pattern_piece(piece)
 
     def _address_piece(

@@ -134,12 +134,13 @@ FAST_STATEMENT = _re(
 SIMPLE_INSTRUCTION = _re(
     r"(\n[ \t\r\n]*)([A-Za-z_]\w*(?:\.[\w.:]*)?)([ \t][^;\n()\"/|!@\\:]*|);" + _TRAILING
 )
-# The head of a whole-line instruction in nvcc's layout, up to its operands: indentation,
-# FAST_STATEMENT's guard on a %register (gap, '!', gap, name, gap before the mnemonic), the
-# mnemonic of SIMPLE_INSTRUCTION, and the gap nvcc writes after it (spaces, then a tab).
+# The head of a whole-line instruction, up to its operands: indentation, FAST_STATEMENT's
+# guard on a %register (gap, '!', gap, name, gap before the mnemonic), the mnemonic of
+# SIMPLE_INSTRUCTION, and the start of the gap after it: spaces then a tab (as nvcc writes
+# it), or one space (as Triton does).
 INSTRUCTION_HEAD = _re(
     r"([ \t]*)(?:@([ \t]*)(!?)([ \t]*)(%[A-Za-z_$][\w$]*)([ \t]+))?"
-    r"([A-Za-z_]\w*(?:\.[\w.:]*)?)( *\t)"
+    r"([A-Za-z_]\w*(?:\.[\w.:]*)?)( *\t| )"
 )
 
 # Two more cases of FAST_STATEMENT, with fewer groups: a label at the start of its line,

@@ -487,7 +487,11 @@ class Parser(DirectiveParser):
             return None
         k = line.find("\t", 1)
         if k < 0:
-            return None
+            # No tab after the indentation (as Triton writes): the gap after the mnemonic
+            # starts with a space.
+            k = line.find(" ", len(line) - len(line.lstrip(" \t")))
+            if k < 0:
+                return None
         head = self._heads.get(line[: k + 1])
         if head is None:
             head = self._new_head(line[: k + 1])
