@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     from ._expressions import ExprParser
 
 
-_NOT_NAMES = frozenset("0123456789")
+_DIGITS = frozenset("0123456789")
 
 
 def _atom(p: ExprParser, name: str, lead: str) -> Expr | None:
     """A name or register operand, as the general rules classify it (``None``: leave it)."""
     c = name[0]
-    if c in _NOT_NAMES:
+    if c in _DIGITS:
         return None  # a number
     if c == "%":
         if name in SPECIAL_REGISTERS:
