@@ -64,43 +64,21 @@ def fast_call(
     gaps = [lead]
     items: list[Operand] = []
     list_gaps: list[str] = []
-    # States: 0 expects an operand, 1 an item or ')', 2 ',' or ')' after an item,
-    # 3 ',' or the end after an operand, 4 an item after ',' in a list.
+    # States: 0 expects an operand, 1 an item or ')' right after '(', 2 ',' or ')' after an
+    # item, 3 ',' or the end after an operand, 4 an item after ',' in a list.
     state = 0
     p.opcode = opcode
     try:
         for gap, token in tokens:
-            if state == 0 or state == 4:
-                if token == "(" and state == 0:
-                    items = []
-                    list_gaps = [gap]
-                    state = 1
+            if state == 3:
+                gaps.append(gap)
+                if token == ",":
+                    state = 0
                     continue
-                if not token or token in "(),":
+                if token:
                     return None
-                atom = _atom(p, token, gap)
-                if atom is None:
-                    return None
-                if state == 0:
-                    operands.append(atom)
-                    state = 3
-                else:
-                    items.append(atom)
-                    state = 2
-            elif state == 1:
-                if token == ")":
-                    list_gaps.append(gap)
-                    operands.append(new_paren_list((), tuple(list_gaps)))
-                    state = 3
-                    continue
-                if not token or token in "(),":
-                    return None
-                atom = _atom(p, token, gap)
-                if atom is None:
-                    return None
-                items.append(atom)
-                state = 2
-            elif state == 2:
+                break
+            if state == 2:
                 list_gaps.append(gap)
                 if token == ",":
                     state = 4
@@ -109,14 +87,28 @@ def fast_call(
                     state = 3
                 else:
                     return None
-            else:  # state 3
-                gaps.append(gap)
-                if token == ",":
-                    state = 0
-                elif not token:
-                    break
-                else:
-                    return None
+                continue
+            if token == "(" and state == 0:
+                items = []
+                list_gaps = [gap]
+                state = 1
+                continue
+            if token == ")" and state == 1:
+                list_gaps.append(gap)
+                operands.append(new_paren_list((), tuple(list_gaps)))
+                state = 3
+                continue
+            if not token or token in "(),":
+                return None
+            atom = _atom(p, token, gap)
+            if atom is None:
+                return None
+            if state == 0:
+                operands.append(atom)
+                state = 3
+            else:
+                items.append(atom)
+                state = 2
         else:
             return None
     finally:

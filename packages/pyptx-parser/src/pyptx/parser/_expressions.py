@@ -93,9 +93,6 @@ class ExprParser:
         self._reg_cache: dict[str, Register] = {}
         self._imm_cache: dict[str, Immediate] = {}
         self._piece_cache: dict[str, tuple[Operand, str]] = {}
-        # The pattern groups of operand pieces with bare names, whose nodes depend on where
-        # they are (see :meth:`bare_name`).
-        self._bare_pieces: dict[str, tuple[Any, ...]] = {}
         # Whole-line statements by their exact text (lead and trailing included); nodes are
         # immutable values, so identical lines can share one node. Function bodies and
         # sections keep apart (a section's data line is no statement of a function body).
@@ -474,18 +471,16 @@ class ExprParser:
         return self.bare_name(name, lead), ""
 
     def _pattern_piece(self, piece: str) -> tuple[Operand, str] | None:
-        """:meth:`new_piece` for the pieces its first checks leave: :data:`OPERAND_PIECE`."""
-        groups = self._bare_pieces.get(piece)
-        if groups is None:
-            m = OPERAND_PIECE.match(piece)
-            if m is None:
-                return self._fast_vector_piece(piece) if "{" in piece else None
-            groups = m.groups()
-        (lead, reg, num, bare, blead, breg, bbare, sgap, sign, olead, onum, cgap, trail) = groups
-        if bare == "generic" or bbare == "generic":
-            return None  # generic(...) reads past the piece: the general rules parse it
+        """:meth:`new_piece` for the pieces its first checks leave, by :data:`OPERAND_PIECE`.
+
+        Those are a register, number or name with spaces after it, ``%tid.x`` and the like,
+        numbers other than plain decimals, and ``_``.
+        """
+        m = OPERAND_PIECE.match(piece)
+        if m is None:
+            return None
+        lead, reg, num, bare, trail = m.groups()
         node: Operand
-        cacheable = True
         if reg is not None:
             if reg in SPECIAL_REGISTERS:
                 node = new_special_register(reg, (lead,))
@@ -495,32 +490,14 @@ class ExprParser:
                 node = new_register(reg, (lead,))
         elif num is not None:
             node = new_immediate(num, (lead,))
-        elif bare is not None:
-            if bare == "_":
-                node = Sink((lead,))
-            else:
-                node = self.bare_name(bare, lead)
-                cacheable = False
+        elif bare == "_":
+            node = Sink((lead,))
+        elif bare == "generic":
+            return None  # generic(...) reads past the piece: the general rules parse it
         else:
-            base: Expr
-            if breg is not None:
-                if breg in SPECIAL_REGISTERS:
-                    base = new_special_register(breg, (blead,))
-                else:
-                    base = new_register(breg, (blead,))
-            else:
-                base = self.bare_name(bbare, blead)
-                cacheable = False
-            if sign is not None:
-                offset = new_immediate(onum, (olead,))
-                node = new_address(base, offset, sign, (), (lead, sgap, cgap))
-            else:
-                node = new_address(base, None, "+", (), (lead, cgap))
+            return self.bare_name(bare, lead), trail  # depends on the context: not cached
         out = (node, trail)
-        if cacheable:
-            self._piece_cache[piece] = out
-        else:
-            self._bare_pieces[piece] = groups
+        self._piece_cache[piece] = out
         return out
 
     def _fast_vector_piece(self, piece: str) -> tuple[Operand, str] | None:

@@ -76,20 +76,20 @@ _NUM = (
     r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+[uU]?|0[bB][01]+[uU]?"
     r"|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|[0-9]+[uU]?"
 )
-# One comma-separated piece of such a segment: a %register, a number, a bare name, or an
-# address [base(+|-)offset], with the spaces around it.
+# One comma-separated piece of such a segment that is a %register, a number or a bare name,
+# with the spaces around it (addresses: ADDRESS_PIECE). Groups: lead, register, number,
+# name, trailing spaces.
 OPERAND_PIECE = _re(
     r"([ \t]*)(?:"
     r"(%[\w$]+(?:\.[xyzw])?)"
     r"|(-?(?:" + _NUM + r"))"
     r"|([A-Za-z_$][\w$]*)"
-    r"|\[([ \t]*)(?:(%[\w$]+)|([A-Za-z_$][\w$]*))"
-    r"(?:([ \t]*)([+-])([ \t]*)(-?(?:" + _NUM + r")))?([ \t]*)\]"
     r")([ \t]*)\Z"
 )
 
-# The address alternative of OPERAND_PIECE on its own, from its '[': the same groups from
-# the gap after '[' on (9 groups).
+# A piece that is an address [base] or [base(+|-)offset] with a %register or bare name for
+# a base, after its lead (from its '['). Groups: gap after '[', register, name, gap before
+# the sign, sign, gap after it, offset, gap before ']', trailing spaces.
 ADDRESS_PIECE = _re(
     r"\[([ \t]*)(?:(%[\w$]+)|([A-Za-z_$][\w$]*))"
     r"(?:([ \t]*)([+-])([ \t]*)(-?(?:" + _NUM + r")))?([ \t]*)\]([ \t]*)\Z"

@@ -499,31 +499,9 @@ class Parser(DirectiveParser):
             return None  # another path, or no operands
         opcode, mods, lead, predicate, sep = head
         # The operand segment as SIMPLE_INSTRUCTION cuts it: from the gap after the mnemonic.
-        rest = line[k + 1 - sep : -1]
-        if "{" in rest:
-            pieces = SEGMENT_PIECES.findall(rest)
-            if ",".join(pieces) != rest:
-                return None  # an empty operand or a stray brace
-        else:
-            pieces = rest.split(",")
-        operands = []
-        gaps = [lead]
-        cache = self._piece_cache
         seen = self.bare_names_seen
-        self.opcode = opcode
-        for piece in pieces:
-            hit = cache.get(piece)
-            if hit is None:
-                hit = self.new_piece(piece)
-                if hit is None:
-                    self.opcode = ""
-                    return None
-            operands.append(hit[0])
-            gaps.append(hit[1])
-        self.opcode = ""
-        gaps.append("")
-        node = new_instruction(opcode, mods, tuple(operands), predicate, tuple(gaps))
-        if self.bare_names_seen == seen:
+        node = self._simple_instruction(opcode, mods, predicate, lead, line[k + 1 - sep : -1], "")
+        if node is not None and self.bare_names_seen == seen:
             self._body_lines[line] = node
         return node
 
@@ -561,15 +539,8 @@ class Parser(DirectiveParser):
             if opcode != "call" and "" not in mods:
                 lead = "\n" + indent
                 predicate = None
-                if pred_name is not None:
-                    # As fast_instruction builds it; a %register needs no context.
-                    if bang:
-                        atom = self._pred_atom(pred_name, pg2)
-                        predicate = new_predicate(atom, True, (lead, pg1))
-                    else:
-                        atom = self._pred_atom(pred_name, pg1 + pg2)
-                        predicate = new_predicate(atom, False, (lead,))
-                    lead = mlead
+                if pred_name is not None:  # a %register: the guard needs no context
+                    predicate, lead = self._guard(lead, pg1, bang, pg2, pred_name, mlead)
                 head = (opcode, tuple(mods), lead, predicate, len(sep))
         self._heads[text] = head
         return head
@@ -716,25 +687,47 @@ class Parser(DirectiveParser):
             return None
         predicate = None
         if guard is not None:
-            pg1, bang, pg2, pred_name, mlead = guard
-            if bang:
-                predicate = new_predicate(self._pred_atom(pred_name, pg2), True, (lead, pg1))
-            else:
-                predicate = new_predicate(self._pred_atom(pred_name, pg1 + pg2), False, (lead,))
-            lead = mlead
+            predicate, lead = self._guard(lead, *guard)
         if not segment or segment.isspace():
             return new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
-        self.opcode = opcode
-        operands = []
-        gaps = [lead]
-        cache = self._piece_cache
+        return self._simple_instruction(opcode, split[1], predicate, lead, segment, trail)
+
+    def _guard(
+        self, lead: str, pg1: str, bang: str, pg2: str, name: str, mlead: str
+    ) -> tuple[Predicate, str]:
+        """The guard ``@[!]name`` from FAST_STATEMENT's groups, after ``lead``.
+
+        Returns the predicate and the gap before the mnemonic, which starts the
+        instruction's own trivia.
+        """
+        if bang:
+            return new_predicate(self._pred_atom(name, pg2), True, (lead, pg1)), mlead
+        return new_predicate(self._pred_atom(name, pg1 + pg2), False, (lead,)), mlead
+
+    def _simple_instruction(
+        self,
+        opcode: str,
+        mods: tuple[str, ...],
+        predicate: Predicate | None,
+        lead: str,
+        segment: str,
+        trail: str,
+    ) -> Instruction | None:
+        """The instruction of a non-empty operand segment of simple pieces.
+
+        Each piece is cached or accepted by :meth:`new_piece`; otherwise ``None`` (the
+        general rules take the text).
+        """
         if "{" in segment:
             pieces = SEGMENT_PIECES.findall(segment)
             if ",".join(pieces) != segment:
-                self.opcode = ""
                 return None  # an empty operand or stray brace: the general rules report it
         else:
             pieces = segment.split(",")
+        operands = []
+        gaps = [lead]
+        cache = self._piece_cache
+        self.opcode = opcode  # bare names in new pieces read it
         for piece in pieces:
             hit = cache.get(piece)
             if hit is None:
@@ -744,9 +737,9 @@ class Parser(DirectiveParser):
                     return None
             operands.append(hit[0])
             gaps.append(hit[1])
-        gaps.append(trail)
         self.opcode = ""
-        return new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
+        gaps.append(trail)
+        return new_instruction(opcode, mods, tuple(operands), predicate, tuple(gaps))
 
     def _pred_atom(self, name: str, lead: str) -> Any:
         if name.startswith("%"):
