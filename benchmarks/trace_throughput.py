@@ -13,8 +13,6 @@ Prints PTX lines/s and MB/s for trace + emit (best of R).
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -22,6 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 for pkg in ("pyptx-ir", "pyptx-parser", "pyptx-dsl"):
     sys.path.insert(0, str(REPO / "packages" / pkg / "src"))
+
+from parse_throughput import machine_header  # noqa: E402
 
 from pyptx import kernel, ptx, reg, smem  # noqa: E402
 from pyptx.types import b32, bf16, f32, u32  # noqa: E402
@@ -74,31 +74,6 @@ def make_gemm(k_steps: int):  # type: ignore[no-untyped-def]
         ptx.ret()
 
     return gemm_mainloop
-
-
-def machine_header(argv: list[str]) -> str:
-    """One line naming the CPU, Python, date, commit and command, for docs/performance.md."""
-    import datetime
-    import subprocess
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
-        ).stdout.strip()
-    except OSError:
-        commit = "unknown"
-    cores = os.cpu_count()
-    return (
-        f"{cpu}, {cores} cores, Python {platform.python_version()}, "
-        f"{datetime.date.today().isoformat()}, commit {commit or 'unknown'}, "
-        f"command: python {' '.join(argv)}"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
