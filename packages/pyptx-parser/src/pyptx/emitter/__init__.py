@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import gc
 
-from pyptx.ir import Node
+from pyptx.ir import Module, Node
 
 from ._emit import emit_node, qualifier_tokens
+from ._emit import instruction_lines as _instruction_lines
 
-__all__ = ["emit", "qualifier_tokens"]
+__all__ = ["emit", "instruction_lines", "qualifier_tokens"]
 
 
 def emit(node: Node, *, canonical: bool = False) -> str:
@@ -38,6 +39,30 @@ def emit(node: Node, *, canonical: bool = False) -> str:
         gc.disable()
     try:
         return emit_node(node, canonical)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def instruction_lines(module: Module, *, canonical: bool = False) -> list[int]:
+    """Where each instruction of ``module`` is in ``emit(module, canonical=canonical)``.
+
+    Tools that report on instructions (the emulator's errors, diagnostics) use it to name the
+    PTX line of an instruction: for a parsed module that is its line in the source file, for
+    a traced kernel its line in ``kernel.ptx()``.
+
+    Args:
+        module: the module.
+        canonical: lines in the canonical layout instead of the module's own.
+
+    Returns:
+        The 1-based line of each instruction, in :meth:`pyptx.ir.Module.instructions` order.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _instruction_lines(module, canonical)
     finally:
         if paused:
             gc.enable()

@@ -108,6 +108,8 @@ class _Emitter:
     def __init__(self, canonical: bool) -> None:
         self.canonical = canonical
         self.out: list[str] = []
+        # Where each instruction's pieces start in ``out``, when asked for (instruction_lines).
+        self.marks: list[int] | None = None
         self.table: dict[type, Writer] = {
             Register: self.atom_name,
             SpecialRegister: self.atom_name,
@@ -289,6 +291,9 @@ class _Emitter:
     # ----------------------------------------------------------------- statements
 
     def instruction(self, n: Instruction, lead: str, depth: int) -> None:
+        if self.marks is not None:
+            # The first piece written below is the instruction's leading gap.
+            self.marks.append(len(self.out))
         ops = n.operands
         k = len(ops)
         g = self.gaps(n, k + 2 if k else 3)
@@ -639,3 +644,24 @@ def emit_node(node: Node, canonical: bool = False) -> str:
     else:
         e.node(node, "", 0)
     return "".join(e.out)
+
+
+def instruction_lines(module: Module, canonical: bool = False) -> list[int]:
+    """The 1-based line each instruction starts on in the emitted text of ``module``.
+
+    One entry per instruction, in the order :meth:`pyptx.ir.Module.instructions` yields
+    them (the order they are written in). A guarded instruction starts at its ``@``.
+    """
+    e = _Emitter(canonical)
+    e.marks = []
+    e.module(module)
+    lines: list[int] = []
+    line = 1
+    done = 0
+    out = e.out
+    for mark in e.marks:
+        # Newlines before the mark, then those in the leading gap (comments, blank lines).
+        line += sum(piece.count("\n") for piece in out[done : mark + 1])
+        done = mark + 1
+        lines.append(line)
+    return lines

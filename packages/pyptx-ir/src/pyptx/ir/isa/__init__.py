@@ -19,7 +19,7 @@ Example::
 
 from __future__ import annotations
 
-from ._check import Diagnostic, DiagnosticCode, check, lookup, requirements
+from ._check import Diagnostic, DiagnosticCode, Match, check, lookup, match, requirements
 from ._model import (
     DOC_BASE,
     Form,
@@ -42,6 +42,7 @@ __all__ = [
     "Form",
     "Gate",
     "InstructionSpec",
+    "Match",
     "ModifierGroup",
     "OperandKind",
     "OperandSpec",
@@ -50,5 +51,6 @@ __all__ = [
     "check",
     "family_targets",
     "lookup",
+    "match",
     "requirements",
 ]

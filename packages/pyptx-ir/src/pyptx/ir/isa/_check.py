@@ -47,7 +47,7 @@ from ._model import (
 )
 from ._registry import INDEX
 
-__all__ = ["Diagnostic", "DiagnosticCode", "check", "lookup", "requirements"]
+__all__ = ["Diagnostic", "DiagnosticCode", "Match", "check", "lookup", "match", "requirements"]
 
 RegType = Callable[[str], PtxType | None]
 
@@ -741,3 +741,69 @@ def requirements(insn: Instruction, *, reg_type: RegType | None = None) -> Requi
         return Requirements.of(m.spec.gate)
     m, _, layout = _layout(insn, m, reg_type)
     return Requirements.of(_combined([*m.gates, *_operand_gates(insn, m, layout)]))
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How one spelled instruction fits the table: its spec, form, slot values and operands.
+
+    This is what a consumer that gives instructions meaning (the emulator) reads instead of
+    re-parsing modifiers: the modifiers placed in their slots, and each spelled operand paired
+    with the table's :class:`OperandSpec` for it, so operands are found by their ISA names.
+
+    Attributes:
+        spec: the instruction.
+        form: the form the modifiers and operands fit.
+        name: the compound name or alias the mnemonic matched (``"bar.cta.sync"``).
+        slots: the modifiers by slot name (``{"type": ("f32",), "rnd": ("rn",)}``).
+        operands: the table's operand for each spelled operand, in order, or ``None`` when
+            the operand count fits no layout of the form.
+    """
+
+    spec: InstructionSpec = field(repr=False)
+    form: Form = field(repr=False)
+    name: str = ""
+    slots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    operands: tuple[OperandSpec, ...] | None = field(default=None, repr=False)
+
+    def slot(self, name: str) -> str | None:
+        """The (first) modifier in slot ``name``, without dot, or ``None`` when absent."""
+        values = self.slots.get(name)
+        return values[0] if values else None
+
+    def index(self, name: str) -> int | None:
+        """The position of the spelled operand the table calls ``name``, if it is spelled."""
+        for i, op in enumerate(self.operands or ()):
+            if op.name == name:
+                return i
+        return None
+
+    def operand_type(self, name: str) -> PtxType | None:
+        """The type the table gives operand ``name`` (its slot's type or a fixed type)."""
+        for op in self.operands or self.form.operands:
+            if op.name == name:
+                return _operand_type(op, self.slots)
+        return None
+
+
+def match(insn: Instruction, *, reg_type: RegType | None = None) -> Match | None:
+    """Match an instruction against the table without judging it.
+
+    Args:
+        insn: the instruction.
+        reg_type: declared register types, as for :func:`check`; they tell optional operands
+            apart where the syntax does not.
+
+    Returns:
+        The :class:`Match`, or ``None`` when the table has no instruction by that name or the
+        modifiers fit none of its forms (:func:`check` says why).
+    """
+    m = _match(insn.opcode, insn.modifiers)
+    if m.spec is None or m.form is None:
+        return None
+    m, _, layout = _layout(insn, m, reg_type)
+    assert m.spec is not None and m.form is not None
+    found = _lookup(insn.opcode, tuple(insn.modifiers))
+    name = found[2] if found is not None else m.spec.name
+    ops = tuple(layout) if layout is not None else None
+    return Match(m.spec, m.form, name, dict(m.slots), ops)
