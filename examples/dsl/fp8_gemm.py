@@ -17,20 +17,21 @@ the ``kind::f8f6f4`` (FP6/FP4) and block-scaled ``kind::mxf*`` variants.
 from pyptx import Tile, kernel, ptx, reg
 from pyptx.types import b32, e4m3, f32, u32, u64
 
-M, N, K = 4096, 4096, 4096
+SHAPE = {"M": 4096, "N": 4096, "K": 4096}  # the size the snapshot is traced at
 BM, BN, BK = 64, 32, 32
 WARPS = BM // 16
 
 
 @kernel(
-    in_specs=(Tile(M, K, e4m3), Tile(N, K, e4m3)),
-    out_specs=(Tile(M, N, f32),),
+    in_specs=(Tile("M", "K", e4m3), Tile("N", "K", e4m3)),
+    out_specs=(Tile("M", "N", f32),),
     raw_params=[("f32", "scale")],
-    grid=(N // BN, M // BM, 1),
+    grid=lambda M, N: (N // BN, M // BM, 1),
     block=(32 * WARPS, 1, 1),
     arch="sm_120a",
 )
 def fp8_gemm(a, b, c):
+    (M, K), N = a.shape, b.shape[0]
     pa, pb, pc = a.ptr(), b.ptr(), c.ptr()
     scale = ptx.param("scale")
     tid = reg.from_(ptx.special.tid.x(), u32)
@@ -87,4 +88,4 @@ def fp8_gemm(a, b, c):
 
 
 if __name__ == "__main__":
-    print(fp8_gemm.ptx(), end="")
+    print(fp8_gemm.ptx(**SHAPE), end="")

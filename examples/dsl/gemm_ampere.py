@@ -17,13 +17,14 @@
   unrolled over the stages in Python, so stage offsets are immediates. Copies for k-tiles
   past the end are predicated off (their commit groups are empty).
 
-The problem size is fixed by ``M, N, K`` below (multiples of 64, 64 and ``32 * STAGES``).
+The problem size is bound when the kernel is traced (``gemm_ampere.ptx(M=..., N=..., K=...)``;
+multiples of 64, 64 and ``32 * STAGES``).
 """
 
 from pyptx import Tile, intrinsic, kernel, ptx, reg, smem
 from pyptx.types import b32, bf16, f32, u32, u64
 
-M, N, K = 4096, 4096, 4096
+SHAPE = {"M": 4096, "N": 4096, "K": 4096}  # the size the snapshot is traced at
 BM, BN, BK = 64, 64, 32
 STAGES = 4
 THREADS = 128
@@ -32,11 +33,12 @@ STAGE_BYTES = BM * ROW_BYTES  # 4 KB per operand and stage
 
 
 @intrinsic
-def load_stage(stage, s_a, s_b, g_a, g_b, pred):
-    """cp.async one k-tile of A and B into ``stage``; advance the global pointers."""
+def load_stage(stage, s_a, s_b, g_a, g_b, pred, k):
+    """cp.async one k-tile of A and B (rows of ``k`` elements) into ``stage``; advance the
+    global pointers."""
     for j in range(2):  # rows r and r + 32
         s_off = stage * STAGE_BYTES + j * 32 * ROW_BYTES
-        g_off = j * 32 * K * 2
+        g_off = j * 32 * k * 2
         ptx.cp.async_.cg(ptx.addr(s_a, s_off), ptx.addr(g_a, g_off), 16, pred=pred)
         ptx.cp.async_.cg(ptx.addr(s_b, s_off), ptx.addr(g_b, g_off), 16, pred=pred)
     ptx.add(g_a, g_a, BK * 2)
@@ -71,13 +73,14 @@ def _lane_addresses(row, chunk, base):
 
 
 @kernel(
-    in_specs=(Tile(M, K, bf16), Tile(N, K, bf16)),
-    out_specs=(Tile(M, N, f32),),
-    grid=(N // BN, M // BM, 1),
+    in_specs=(Tile("M", "K", bf16), Tile("N", "K", bf16)),
+    out_specs=(Tile("M", "N", f32),),
+    grid=lambda M, N: (N // BN, M // BM, 1),
     block=(THREADS, 1, 1),
     arch="sm_80",
 )
 def gemm_ampere(a, b, c):
+    (M, K), N = a.shape, b.shape[0]
     pa, pb, pc = a.ptr(), b.ptr(), c.ptr()
     s_a = smem.alloc(bf16, (STAGES, BM, BK), name="sA")
     s_b = smem.alloc(bf16, (STAGES, BN, BK), name="sB")
@@ -122,14 +125,14 @@ def gemm_ampere(a, b, c):
 
     k_tiles = K // BK
     for s in range(STAGES - 1):
-        load_stage(s, s_copy_a, s_copy_b, g_a, g_b, None)
+        load_stage(s, s_copy_a, s_copy_b, g_a, g_b, None, K)
         ptx.cp.async_.commit_group()
     for kt in ptx.range_(0, k_tiles, STAGES):
         for s in range(STAGES):
             ptx.cp.async_.wait_group(STAGES - 2)  # k-tile kt + s has landed
             ptx.bar.sync(0)  # ... for every thread, and stage s - 1 is free again
             more = kt < k_tiles - (s + STAGES - 1)
-            load_stage((s + STAGES - 1) % STAGES, s_copy_a, s_copy_b, g_a, g_b, more)
+            load_stage((s + STAGES - 1) % STAGES, s_copy_a, s_copy_b, g_a, g_b, more, K)
             ptx.cp.async_.commit_group()
             mma_stage(s, a_addr, b_addr, a_frag, b_frag, acc)
 
@@ -150,4 +153,4 @@ def gemm_ampere(a, b, c):
 
 
 if __name__ == "__main__":
-    print(gemm_ampere.ptx(), end="")
+    print(gemm_ampere.ptx(**SHAPE), end="")

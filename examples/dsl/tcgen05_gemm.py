@@ -28,7 +28,7 @@ from pyptx import Layout, Tile, kernel, ptx, reg, smem
 from pyptx.dsl import umma
 from pyptx.types import bf16, f32, u32, u64
 
-M, N, K = 4096, 4096, 4096
+SHAPE = {"M": 4096, "N": 4096, "K": 4096}  # the size the snapshot is traced at
 BM, BN, BK = 128, 128, 64
 STAGES = 2
 STAGE_TX = (BM + BN) * BK * 2
@@ -39,15 +39,16 @@ SW128_K_MAJOR = {"lbo": 16, "sbo": 8 * 128, "swizzle": "128B"}  # 8 rows x 128 B
 
 @kernel(
     in_specs=(
-        Tile(M, K, bf16, layout=Layout.TMA_128B, tma_box=(BM, BK)),
-        Tile(N, K, bf16, layout=Layout.TMA_128B, tma_box=(BN, BK)),
+        Tile("M", "K", bf16, layout=Layout.TMA_128B, tma_box=(BM, BK)),
+        Tile("N", "K", bf16, layout=Layout.TMA_128B, tma_box=(BN, BK)),
     ),
-    out_specs=(Tile(M, N, f32),),
-    grid=(N // BN, M // BM, 1),
+    out_specs=(Tile("M", "N", f32),),
+    grid=lambda M, N: (N // BN, M // BM, 1),
     block=(128, 1, 1),
     arch="sm_100a",
 )
 def tcgen05_gemm(a, b, c):
+    K, N = a.shape[1], b.shape[0]
     desc_a, desc_b, pc = a.tma_desc(), b.tma_desc(), c.ptr()
     s_a = smem.alloc(bf16, (STAGES, BM, BK), swizzle="128B", align=1024, name="sA")
     s_b = smem.alloc(bf16, (STAGES, BN, BK), swizzle="128B", align=1024, name="sB")
@@ -133,4 +134,4 @@ def tcgen05_gemm(a, b, c):
 
 
 if __name__ == "__main__":
-    print(tcgen05_gemm.ptx(), end="")
+    print(tcgen05_gemm.ptx(**SHAPE), end="")

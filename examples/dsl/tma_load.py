@@ -22,20 +22,21 @@ The input is passed as a TMA descriptor (a 128-byte ``.param``) built on the hos
 from pyptx import Layout, Tile, kernel, ptx, reg, smem
 from pyptx.types import b32, bf16, f32, u32, u64
 
-ROWS, COLS = 4096, 4096
+SHAPE = {"ROWS": 4096, "COLS": 4096}  # the size the snapshot is traced at; multiples of BOX
 BOX = 64
 THREADS = 128
 CHUNKS = BOX * BOX * 2 // 16 // THREADS  # 16-byte chunks per thread
 
 
 @kernel(
-    in_specs=(Tile(ROWS, COLS, bf16, layout=Layout.TMA_128B, tma_box=(BOX, BOX)),),
-    out_specs=(Tile(ROWS, COLS, f32),),
-    grid=(COLS // BOX, ROWS // BOX, 1),
+    in_specs=(Tile("ROWS", "COLS", bf16, layout=Layout.TMA_128B, tma_box=(BOX, BOX)),),
+    out_specs=(Tile("ROWS", "COLS", f32),),
+    grid=lambda ROWS, COLS: (COLS // BOX, ROWS // BOX, 1),
     block=(THREADS, 1, 1),
     arch="sm_90a",
 )
 def tma_upcast(x, y):
+    cols = x.shape[1]
     desc, py = x.tma_desc(), y.ptr()
     tile = smem.alloc(bf16, (BOX, BOX), swizzle="128B", align=1024, name="tile")
     full = smem.mbarrier(1, name="full")
@@ -62,7 +63,7 @@ def tma_upcast(x, y):
     ptx.add(out_row, row0, tid >> 3)
     ptx.mad(out_col, tid & 7, 8, col0, mode="lo")
     elem, dst = reg.scalar(u32), reg.scalar(u64)
-    ptx.mad(elem, out_row, COLS, out_col, mode="lo")
+    ptx.mad(elem, out_row, cols, out_col, mode="lo")
     ptx.mad(dst, elem, 4, py, mode="wide")
     for j in range(CHUNKS):
         packed = reg.array(b32, 4)  # eight bf16 values
@@ -71,10 +72,10 @@ def tma_upcast(x, y):
         for k, p in enumerate(packed):
             ptx.shl(wide[2 * k], p, 16)
             ptx.and_(wide[2 * k + 1], p, 0xFFFF0000)
-        row_off = j * (THREADS // 8) * COLS * 4
+        row_off = j * (THREADS // 8) * cols * 4
         ptx.st(ptx.addr(dst, row_off), tuple(wide[:4]), space="global")
         ptx.st(ptx.addr(dst, row_off + 16), tuple(wide[4:]), space="global")
 
 
 if __name__ == "__main__":
-    print(tma_upcast.ptx(), end="")
+    print(tma_upcast.ptx(**SHAPE), end="")

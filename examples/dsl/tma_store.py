@@ -12,27 +12,28 @@ Each CTA converts one 64 x 64 tile:
    bulk group and waits with ``cp.async.bulk.wait_group.read 0`` until the TMA has finished
    reading shared memory, which must not be released (the CTA must not exit) before that.
 
-``relu`` is a template parameter: ``tma_store_cast.ptx(relu=True)`` emits the ``.relu`` form
+``relu`` is a template parameter: ``tma_store_cast.ptx(ROWS=..., COLS=..., relu=True)`` emits the ``.relu`` form
 of every ``cvt`` and nothing else changes.
 """
 
 from pyptx import Layout, Tile, kernel, ptx, reg, smem
 from pyptx.types import bf16, bf16x2, f32, u32, u64
 
-ROWS, COLS = 4096, 4096
+SHAPE = {"ROWS": 4096, "COLS": 4096}  # the size the snapshot is traced at; multiples of BOX
 BOX = 64
 THREADS = 128
 CHUNKS = BOX * BOX * 2 // 16 // THREADS  # 16-byte bf16 chunks per thread
 
 
 @kernel(
-    in_specs=(Tile(ROWS, COLS, f32),),
-    out_specs=(Tile(ROWS, COLS, bf16, layout=Layout.TMA_128B, tma_box=(BOX, BOX)),),
-    grid=(COLS // BOX, ROWS // BOX, 1),
+    in_specs=(Tile("ROWS", "COLS", f32),),
+    out_specs=(Tile("ROWS", "COLS", bf16, layout=Layout.TMA_128B, tma_box=(BOX, BOX)),),
+    grid=lambda ROWS, COLS: (COLS // BOX, ROWS // BOX, 1),
     block=(THREADS, 1, 1),
     arch="sm_90a",
 )
 def tma_store_cast(x, y, *, relu=False):
+    cols = x.shape[1]
     px, desc = x.ptr(), y.tma_desc()
     tile = smem.alloc(bf16, (BOX, BOX), swizzle="128B", align=1024, name="staging")
     tid = reg.from_(ptx.special.tid.x(), u32)
@@ -44,12 +45,12 @@ def tma_store_cast(x, y, *, relu=False):
     ptx.add(in_row, row0, tid >> 3)
     ptx.mad(in_col, tid & 7, 8, col0, mode="lo")
     elem, src = reg.scalar(u32), reg.scalar(u64)
-    ptx.mad(elem, in_row, COLS, in_col, mode="lo")
+    ptx.mad(elem, in_row, cols, in_col, mode="lo")
     ptx.mad(src, elem, 4, px, mode="wide")
     dst = smem.apply_swizzle(tid << 4, "128B") + smem.base(tile)
 
     for j in range(CHUNKS):
-        row_off = j * (THREADS // 8) * COLS * 4
+        row_off = j * (THREADS // 8) * cols * 4
         vals = reg.array(f32, 8)
         ptx.ld(tuple(vals[:4]), ptx.addr(src, row_off), space="global", nc=True)
         ptx.ld(tuple(vals[4:]), ptx.addr(src, row_off + 16), space="global", nc=True)
@@ -68,4 +69,4 @@ def tma_store_cast(x, y, *, relu=False):
 
 
 if __name__ == "__main__":
-    print(tma_store_cast.ptx(), end="")
+    print(tma_store_cast.ptx(**SHAPE), end="")

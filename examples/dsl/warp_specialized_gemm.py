@@ -35,7 +35,7 @@ shared memory) alive until its peer has stopped arriving on its barriers.
 from pyptx import Layout, Tile, kernel, ptx, reg, smem
 from pyptx.types import bf16, f32, u32, u64
 
-M, N, K = 4096, 4096, 4096
+SHAPE = {"M": 4096, "N": 4096, "K": 4096}  # the size the snapshot is traced at
 BM, BN, BK = 128, 128, 64
 STAGES = 4
 CLUSTER = 2
@@ -48,17 +48,18 @@ THREADS = 384
 
 @kernel(
     in_specs=(
-        Tile.wgmma_a(M, K, bf16, tile_m=HALF_A, tile_k=BK),
-        Tile(N, K, bf16, layout=Layout.TMA_128B, tma_box=(BN, BK)),
+        Tile.wgmma_a("M", "K", bf16, tile_m=HALF_A, tile_k=BK),
+        Tile("N", "K", bf16, layout=Layout.TMA_128B, tma_box=(BN, BK)),
     ),
-    out_specs=(Tile(M, N, f32),),
-    grid=(N // BN, M // BM, 1),
+    out_specs=(Tile("M", "N", f32),),
+    grid=lambda M, N: (N // BN, M // BM, 1),
     block=(THREADS, 1, 1),
     cluster=(CLUSTER, 1, 1),
     raw_directives=[("maxntid", (THREADS, 1, 1)), ("minnctapersm", (1,))],
     arch="sm_90a",
 )
 def ws_gemm(a, b, c):
+    K, N = a.shape[1], b.shape[0]
     desc_a, desc_b, pc = a.tma_desc(), b.tma_desc(), c.ptr()
     s_a = smem.wgmma_tile(bf16, (STAGES, BM, BK), name="sA")  # K-major A
     s_b = smem.wgmma_tile(bf16, (STAGES, BN, BK), name="sB")  # K-major B (N x K)
@@ -149,4 +150,4 @@ def ws_gemm(a, b, c):
 
 
 if __name__ == "__main__":
-    print(ws_gemm.ptx(), end="")
+    print(ws_gemm.ptx(**SHAPE), end="")

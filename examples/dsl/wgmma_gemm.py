@@ -25,7 +25,7 @@ owns rows ``16w .. 16w+15``) with ``st.global.v2.f32``.
 from pyptx import Layout, Tile, kernel, ptx, reg, smem
 from pyptx.types import bf16, f32, u32, u64
 
-M, N, K = 4096, 4096, 4096
+SHAPE = {"M": 4096, "N": 4096, "K": 4096}  # the size the snapshot is traced at
 BM, BN, BK = 64, 128, 64
 STAGES = 2
 STAGE_TX = (BM + BN) * BK * 2  # bytes one k-tile brings in
@@ -33,15 +33,16 @@ STAGE_TX = (BM + BN) * BK * 2  # bytes one k-tile brings in
 
 @kernel(
     in_specs=(
-        Tile.wgmma_a(M, K, bf16, tile_m=BM, tile_k=BK),
-        Tile(N, K, bf16, layout=Layout.TMA_128B, tma_box=(BN, BK)),
+        Tile.wgmma_a("M", "K", bf16, tile_m=BM, tile_k=BK),
+        Tile("N", "K", bf16, layout=Layout.TMA_128B, tma_box=(BN, BK)),
     ),
-    out_specs=(Tile(M, N, f32),),
-    grid=(N // BN, M // BM, 1),
+    out_specs=(Tile("M", "N", f32),),
+    grid=lambda M, N: (N // BN, M // BM, 1),
     block=(128, 1, 1),
     arch="sm_90a",
 )
 def wgmma_gemm(a, b, c):
+    K, N = a.shape[1], b.shape[0]
     desc_a, desc_b, pc = a.tma_desc(), b.tma_desc(), c.ptr()
     s_a = smem.wgmma_tile(bf16, (STAGES, BM, BK), name="sA")  # K-major A
     s_b = smem.wgmma_tile(bf16, (STAGES, BN, BK), name="sB")  # K-major B (N x K)
@@ -99,4 +100,4 @@ def wgmma_gemm(a, b, c):
 
 
 if __name__ == "__main__":
-    print(wgmma_gemm.ptx(), end="")
+    print(wgmma_gemm.ptx(**SHAPE), end="")

@@ -89,8 +89,14 @@ def _kernel(module: ModuleType, path: Path) -> Kernel:
 
 @functools.cache
 def _traced(path: Path) -> tuple[Kernel, str]:
-    kernel = _kernel(_import(path), path)
-    return kernel, kernel.ptx()
+    module = _import(path)
+    kernel = _kernel(module, path)
+    return kernel, kernel.ptx(**_shape(module))
+
+
+def _shape(module: ModuleType) -> dict[str, int]:
+    """The symbolic dims an example is traced at (its ``SHAPE``), if it has any."""
+    return dict(getattr(module, "SHAPE", {}))
 
 
 def _target(text: str) -> str:
@@ -159,8 +165,9 @@ def test_reparses_and_reemits_byte_identically(path: Path) -> None:
 @examples
 def test_traces_deterministically(path: Path) -> None:
     kernel, first = _traced(path)
-    assert kernel.ptx() == first
-    assert _kernel(_import(path), path).ptx() == first  # a fresh import, a fresh Kernel
+    module = _import(path)
+    assert kernel.ptx(**_shape(module)) == first
+    assert _kernel(module, path).ptx(**_shape(module)) == first  # a fresh import and Kernel
 
 
 @examples

@@ -86,7 +86,8 @@ def _cmd_ptx(args: argparse.Namespace) -> int:
                 print(f"// ptxas: {name}: FAILED: {e}", file=sys.stderr)
                 status = 1
             else:
-                arch = next(t for t in k.module().targets if t.startswith("sm_"))
+                module = k.module(**{key: _value(v) for key, v in options.items()})
+                arch = next(t for t in module.targets if t.startswith("sm_"))
                 print(f"// ptxas -arch={arch}: {name} assembles ({len(cubin):,} byte cubin)")
     return status
 
