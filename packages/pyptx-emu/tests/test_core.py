@@ -7,6 +7,7 @@ import pytest
 from emu_testing import module, run
 
 from pyptx.emu import (
+    DataRace,
     Deadlock,
     LaunchError,
     Misaligned,
@@ -311,7 +312,7 @@ def test_launch_errors_are_clear() -> None:
         launch(ptx, grid=1, block=32, args=[x, x])
     with pytest.raises(LaunchError, match="at most 1024 threads"):
         launch(ptx, grid=1, block=(64, 32), args=[x, x, x, 8])
-    with pytest.raises(LaunchError, match="no .entry named"):
+    with pytest.raises(LaunchError, match=r"no \.entry named"):
         launch(ptx, "nope", grid=1, block=32, args=[x, x, x, 8])
     with pytest.raises(LaunchError, match="C-contiguous"):
         launch(ptx, grid=1, block=32, args=[x[::2], x, x, 8])
@@ -336,3 +337,21 @@ NEVER:
     run(body, [np.zeros(1, dtype=np.uint32)])
     with pytest.raises(NotEmulated, match="frobnicate"):
         run(body.replace("100", "0"), [np.zeros(1, dtype=np.uint32)])
+
+
+def test_race_checker_finds_a_missing_barrier() -> None:
+    racy = BARRIER.replace("	bar.sync 0;", "")
+    out = np.zeros(64, dtype=np.uint32)
+    with pytest.raises(DataRace) as info:
+        run(racy, [out], block=64, check_races=True)
+    err = info.value
+    assert err.space == "shared"
+    assert "wrote it at PTX line" in str(err)
+    # Without the checker the racy kernel runs (a GPU would not complain either).
+    run(racy, [out], block=64)
+
+
+def test_race_checker_accepts_the_barrier() -> None:
+    out = np.zeros(128, dtype=np.uint32)
+    run(BARRIER, [out], block=128, grid=2, check_races=True)
+    np.testing.assert_array_equal(out[:128], np.arange(128) ^ 1)

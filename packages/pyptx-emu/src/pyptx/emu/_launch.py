@@ -19,6 +19,7 @@ from ._initializers import fill_constants, fill_globals
 from ._machine import Executor, LaunchConfig, Machine, Wave
 from ._memory import GLOBAL_BASE, SEGMENT_ALIGN, Memory, Segment
 from ._program import Func, Program, Var, align_up
+from ._races import RaceChecker
 from ._registry import compile_program
 from ._tensor_map import TENSOR_MAP_BYTES, TensorMap, encode_tag
 
@@ -162,8 +163,6 @@ def launch(
         machine = Machine(program, compiled.executors, config, wave, mem, func.entry)
         machine.tensor_maps = tuple(maps)
         if check_races:
-            from ._races import RaceChecker
-
             RaceChecker.attach(machine)
         machine.run()
         for pc, c in enumerate(machine.counts):

@@ -214,12 +214,30 @@ class Machine:
         self._limit = 0
         self._starved = 0
         self._soft_epoch = -1
+        self.pc = entry
+        """The program counter of the instruction running now."""
+        self.on_sync: Callable[[np.ndarray, np.ndarray | None, bool], None] | None = None
+        """Called by :meth:`synchronized` (the race checker listens)."""
 
     # ----------------------------------------------------------------- state helpers
 
     def touch(self) -> None:
         """Record a change of memory or synchronization state (ends spin-loop suspicion)."""
         self.epoch += 1
+
+    def synchronized(
+        self, ctas: np.ndarray, lanes: np.ndarray | None = None, *, warp: bool = False
+    ) -> None:
+        """Record a synchronization among threads (semantics call it; the race checker listens).
+
+        Args:
+            ctas: wave CTA indices where a barrier completed.
+            lanes: when given, only these threads synchronized with the ones they waited
+                for (an mbarrier wait).
+            warp: ``lanes`` synchronized among themselves only (a warp barrier).
+        """
+        if self.on_sync is not None:
+            self.on_sync(ctas, lanes, warp)
 
     def lanes(self, idx: np.ndarray) -> Lanes:
         """A :class:`Lanes` over the given wave lane indices (sorted)."""
@@ -447,6 +465,7 @@ class Machine:
         limit = self._limit
         try:
             while pc < limit:
+                self.pc = pc
                 counts[pc] += nw
                 r = execs[pc](self, lanes)
                 if r is None:

@@ -174,9 +174,10 @@ class Memory:
         self.cta_of = cta_of
         self.cluster_first = cluster_first
         self.cluster_size = cluster_size
-        self.on_shared: Callable[[np.ndarray, np.ndarray, int, bool], None] | None = None
-        """Called with (lanes, flat shared offsets, size, is_store) on every shared access
-        by a thread when the race checker is on."""
+        self.on_shared: Callable[[np.ndarray, np.ndarray, int, str], None] | None = None
+        """Called with (lanes, flat shared offsets, size, kind) on every shared access when
+        the race checker is on; kind is "load", "store" or "atomic"."""
+        self._atomic = False
 
     # ----------------------------------------------------------------- typed access
 
@@ -237,13 +238,21 @@ class Memory:
         nbytes: int,
         align: int,
         store: bool,
+        *,
+        atomic: bool = False,
     ) -> list[Chunk]:
         """Where each lane's access lands: ``(buffer, flat offsets, lanes subset, space)``.
 
         For semantics that operate on memory in place (atomics): ``buffer[flat]`` are the
         first bytes of the accesses of ``subset`` of the lanes, one chunk per backing buffer.
+        Pass ``atomic=True`` for atomic accesses (the race checker does not count atomics
+        against each other).
         """
-        return self._resolve(space, addr, lanes, nbytes, align, store)
+        self._atomic = atomic
+        try:
+            return self._resolve(space, addr, lanes, nbytes, align, store)
+        finally:
+            self._atomic = False
 
     def _resolve(
         self,
@@ -389,7 +398,8 @@ class Memory:
             )
         flat = cta * self.shared_row + offset
         if self.on_shared is not None:
-            self.on_shared(lanes, flat, nbytes, store)
+            kind = "atomic" if self._atomic else ("store" if store else "load")
+            self.on_shared(lanes, flat, nbytes, kind)
         return [(self.shared, flat, slice(None), Space.SHARED)]
 
     def _local(self, addr: np.ndarray, lanes: np.ndarray, nbytes: int, store: bool) -> list[Chunk]:

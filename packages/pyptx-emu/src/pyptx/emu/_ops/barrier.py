@@ -26,10 +26,18 @@ from .._machine import YIELD, Executor
 from .._site import Reader, Site
 from .._warp import converged
 
-__all__ = ["SEMANTICS"]
+__all__ = ["SEMANTICS", "present"]
 
 BARRIERS = 16
 """Named barriers per CTA."""
+
+
+def present(values: np.ndarray, size: int) -> np.ndarray:
+    """The distinct values of ``values`` (non-negative, below ``size``), sorted.
+
+    Linear time (``np.unique`` sorts), which matters for per-lane CTA indices.
+    """
+    return np.flatnonzero(np.bincount(values, minlength=size))
 
 
 class _CtaBarriers:
@@ -74,8 +82,9 @@ class _CtaBarriers:
             )
         m.touch()
         ctas = m.cta_of[lanes.idx]
-        for bid in np.unique(ids):
-            sel = ids == bid if ids.size else ids
+        uniform = bool((ids == ids[0]).all())
+        for bid in ids[:1] if uniform else np.unique(ids):
+            sel = slice(None) if uniform else ids == bid
             idx = lanes.idx[sel]
             cta = ctas[sel]
             b = int(bid)
@@ -89,7 +98,7 @@ class _CtaBarriers:
                 np.add.at(self.popc[b], cta, v.astype(np.int64))
                 np.logical_or.at(self.any[b], cta, v)
                 np.logical_and.at(self.all[b], cta, v)
-            self.complete(m, b, np.unique(cta))
+            self.complete(m, b, present(cta, m.ctas))
         return self.generation[ids, ctas] > self.lane_generation[lanes.idx]
 
     def complete(self, m: Any, b: int, ctas: np.ndarray) -> None:
@@ -116,6 +125,7 @@ class _CtaBarriers:
         self.any[b, complete] = False
         self.all[b, complete] = True
         m.touch()
+        m.synchronized(complete)
 
 
 def _state(m: Any) -> _CtaBarriers:
@@ -140,7 +150,7 @@ class _BarrierWait:
         ids = st.lane_barrier[lanes.idx]
         ctas = m.cta_of[lanes.idx]
         for b in np.unique(ids):
-            st.complete(m, int(b), np.unique(ctas[ids == b]))
+            st.complete(m, int(b), present(ctas[ids == b], m.ctas))
         ready = st.generation[ids, ctas] > st.lane_generation[lanes.idx]
         return ready if ready.any() else None
 
@@ -240,7 +250,7 @@ class _ClusterBarrier:
         cluster = self.cluster_of[lanes.idx]
         self.lane_generation[lanes.idx] = self.generation[cluster]
         self.arrived[lanes.idx] = True
-        self.complete(m, np.unique(cluster))
+        self.complete(m, present(cluster, m.ctas))
 
     def complete(self, m: Any, clusters: np.ndarray) -> None:
         for c in clusters:
@@ -249,10 +259,11 @@ class _ClusterBarrier:
                 self.generation[c] += 1
                 self.arrived[members] = False
                 m.touch()
+                m.synchronized(np.unique(m.cta_of[members]))
 
     def ready(self, m: Any, lanes: Lanes) -> np.ndarray:
         cluster = self.cluster_of[lanes.idx]
-        self.complete(m, np.unique(cluster))
+        self.complete(m, present(cluster, m.ctas))
         return self.generation[cluster] > self.lane_generation[lanes.idx]
 
 
@@ -313,7 +324,10 @@ def bar_warp_sync(site: Site) -> Executor:
     mask = site.src("membermask", PtxType.B32)
 
     def run(m: Any, lanes: Lanes) -> Any:
-        return None if converged(m, site, lanes, mask) else YIELD
+        if not converged(m, site, lanes, mask):
+            return YIELD
+        m.synchronized(np.unique(m.cta_of[lanes.idx]), lanes.idx, warp=True)
+        return None
 
     return run
 
