@@ -37,10 +37,14 @@ PACKAGES = (
 TEST_TOOLS = ("pytest>=8.0", "hypothesis>=6.100")
 # ptxas for the offline assembly checks; tests locate it themselves. Only the nvcc wheel is
 # needed (ptxas is a static binary), so its NVVM/CRT/runtime dependencies are not installed.
-PTXAS_WHEEL = "nvidia-cuda-nvcc>=13,<14"
-PACKAGES_NEEDING_PTXAS = frozenset({"pyptx-parser", "pyptx-dsl", "pyptx-runtime", "pyptx-kernels"})
+# Pinned to the release the corpus and the emulator's compiled kernels were generated with, so
+# every run assembles with the same ptxas.
+PTXAS_WHEEL = "nvidia-cuda-nvcc==13.5.*"
+PACKAGES_NEEDING_PTXAS = frozenset(
+    {"pyptx-parser", "pyptx-dsl", "pyptx-emu", "pyptx-runtime", "pyptx-kernels"}
+)
 # nvdisasm, for Kernel.sass() (its test skips without it).
-NVDISASM_WHEEL = "nvidia-cuda-nvdisasm>=13,<14"
+NVDISASM_WHEEL = "nvidia-cuda-nvdisasm==13.5.*"
 
 RUFF = "ruff>=0.17,<0.18"
 MYPY = "mypy>=2.4,<2.5"

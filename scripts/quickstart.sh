@@ -36,7 +36,7 @@ echo "quickstart: installing pyptx-ir, pyptx-parser, pyptx-dsl and ptxas into $V
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     "$ROOT/packages/pyptx-ir" "$ROOT/packages/pyptx-parser" "$ROOT/packages/pyptx-dsl"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
-    "nvidia-cuda-nvcc>=13,<14"
+    "nvidia-cuda-nvcc==13.5.*"
 
 echo "quickstart: pyptx ptx ${KERNEL_FILE#"$ROOT"/} --check"
 "$VENV/bin/pyptx" ptx "$KERNEL_FILE" --check
