@@ -80,7 +80,7 @@ def _lane_addresses(row, chunk, base):
     arch="sm_80",
 )
 def gemm_ampere(a, b, c):
-    (M, K), N = a.shape, b.shape[0]
+    K, N = a.shape[1], b.shape[0]
     pa, pb, pc = a.ptr(), b.ptr(), c.ptr()
     s_a = smem.alloc(bf16, (STAGES, BM, BK), name="sA")
     s_b = smem.alloc(bf16, (STAGES, BN, BK), name="sB")

@@ -12,8 +12,8 @@ Each CTA converts one 64 x 64 tile:
    bulk group and waits with ``cp.async.bulk.wait_group.read 0`` until the TMA has finished
    reading shared memory, which must not be released (the CTA must not exit) before that.
 
-``relu`` is a template parameter: ``tma_store_cast.ptx(ROWS=..., COLS=..., relu=True)`` emits the ``.relu`` form
-of every ``cvt`` and nothing else changes.
+``relu`` is a template parameter: ``tma_store_cast.ptx(ROWS=..., COLS=..., relu=True)``
+emits the ``.relu`` form of every ``cvt`` and nothing else changes.
 """
 
 from pyptx import Layout, Tile, kernel, ptx, reg, smem

@@ -103,7 +103,7 @@ class RaceChecker:
     def _raise(self, byte: int, lane: int, verb: str, other: int, pc: int, what: str) -> None:
         m = self.m
         row = m.mem.shared_row
-        cta_index, offset = divmod(byte, row)
+        offset = byte % row
         stmt = m.program.code[pc]
         if other >= 0:
             _, tid = m.cta_coords(other)
