@@ -3,8 +3,8 @@
 A CTA of 32 x 8 threads moves one 128 x 128 f32 tile from ``x`` (``ROWS x COLS``) to ``y``
 (``COLS x ROWS``); both sizes are multiples of 128, bound when the kernel is traced
 (``transpose.ptx(ROWS=..., COLS=...)``). Both global passes are coalesced: warps read rows of
-``x`` and write rows of ``y``, and the transposition happens in shared memory. Each tile row is padded to 129
-floats so that reading a tile column touches 32 different banks.
+``x`` and write rows of ``y``, and the transposition happens in shared memory. Each tile row
+is padded to 129 floats so that reading a tile column touches 32 different banks.
 
 The tile needs 128 * 129 * 4 = 66,048 bytes, more than the 48 KB a kernel may declare
 statically. pyptx notices and switches the kernel to dynamic shared memory: the allocation
