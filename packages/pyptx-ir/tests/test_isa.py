@@ -26,6 +26,7 @@ from pyptx.ir.isa import (
     check,
     family_targets,
     lookup,
+    match,
     requirements,
 )
 
@@ -77,6 +78,36 @@ def test_lookup_takes_the_longest_compound_name(
     spec, left = found
     assert spec.name == name
     assert left == rest
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype", "atype"),
+    [
+        ("cvt.bf16.f16 %rs1, %rs2;", "bf16", "f16"),
+        ("cvt.f16.bf16 %rs1, %rs2;", "f16", "bf16"),
+        ("cvt.rn.f16.f32 %rs1, %f2;", "f16", "f32"),
+        ("cvt.rzi.s32.f64 %r1, %fd2;", "s32", "f64"),
+    ],
+)
+def test_match_fills_type_slots_in_spelling_order(text: str, dtype: str, atype: str) -> None:
+    found = match(insn(text), reg_type=reg_type)
+    assert found is not None
+    assert (found.slot("dtype"), found.slot("atype")) == (dtype, atype)
+    assert found.index("d") == 0 and found.index("a") == 1
+
+
+def test_match_pairs_operands_with_their_isa_names() -> None:
+    found = match(
+        insn(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};"
+        )
+    )
+    assert found is not None
+    assert found.spec.name == "mma"
+    assert [op.name for op in found.operands or ()] == ["d", "a", "b", "c"]
+    assert found.operand_type("c") is PtxType.F32
+    assert found.slots["atype"] == ("bf16",)
+    assert match(insn("frobnicate.u32 %r1;")) is None
 
 
 def test_lookup_of_an_unknown_opcode_is_none() -> None:

@@ -138,13 +138,24 @@ def _lookup(
 def _fit(
     form: Form, mods: Sequence[str]
 ) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, ModifierGroup | None]], list[ModifierGroup]]:
-    """Place each modifier in the first slot that takes it; report leftovers and gaps."""
+    """Place each modifier in the first slot that takes it; report leftovers and gaps.
+
+    Types fill their slots in spelling order: a type is never placed in a slot before the
+    slot of a type spelled earlier, so ``cvt.bf16.f16`` does not fit a form whose slots
+    read ``.f16.bf16``.
+    """
     filled: dict[str, tuple[str, ...]] = {}
     unplaced: list[tuple[str, ModifierGroup | None]] = []
+    last_type = -1
     for m in mods:
         taken: ModifierGroup | None = None
-        for g in form.groups:
+        is_type = PtxType.from_name(m) is not None
+        for i, g in enumerate(form.groups):
+            if is_type and i < last_type:
+                continue
             if g.accepts(m):
+                if is_type:
+                    last_type = i
                 if g.name not in filled:
                     filled[g.name] = (m,)
                     break
