@@ -42,7 +42,11 @@ class Lanes:
     def warps(self) -> np.ndarray:
         """The distinct wave warp indices among these lanes."""
         if self._warps is None:
-            self._warps = np.unique(self.idx // WARP)
+            # idx is sorted, so its warps are too: keep each first occurrence (linear time).
+            w = self.idx // WARP
+            first = np.ones(w.shape[0], dtype=bool)
+            first[1:] = w[1:] != w[:-1]
+            self._warps = w[first]
         return self._warps
 
     @property

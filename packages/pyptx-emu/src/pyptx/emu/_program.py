@@ -25,6 +25,7 @@ from pyptx.ir import (
     Module,
     Node,
     Param,
+    PtrQualifier,
     PtxType,
     StateSpace,
     VariableDecl,
@@ -414,7 +415,10 @@ def _variable(decl: VariableDecl | Param, d: Declarator, space: StateSpace) -> V
                 dynamic = True
                 dim = 0
         count *= dim
-    align = decl.align or elem
+    # ``.param .u64 .ptr .global .align 16 p``: that .align describes what p points to, not
+    # the parameter, which is aligned as its type.
+    pointer = any(isinstance(q, PtrQualifier) for q in decl.qualifiers)
+    align = elem if pointer else (decl.align or elem)
     return Var(
         d.name,
         space,

@@ -13,8 +13,9 @@ thread read it (write-after-read), with no synchronization in between. Synchroni
 * ``bar.warp.sync`` and the other warp-synchronous instructions: forgets the accesses of the
   warp's threads.
 
-Atomics do not conflict with each other. A conflict raises :class:`DataRace` naming both
-accesses (instruction lines and threads).
+Atomics do not conflict with each other, nor do the lanes of one warp writing one address
+in one instruction (one write wins, as CUDA defines). A conflict raises :class:`DataRace`
+naming both accesses (instruction lines and threads).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import DataRace, Fault
+from ._lanes import WARP
 
 __all__ = ["RaceChecker"]
 
@@ -73,10 +75,15 @@ class RaceChecker:
         self.reader_pc[idx] = self.m.pc
 
     def _same_instruction(self, idx: np.ndarray, who: np.ndarray) -> None:
-        """Two threads writing the same byte in one instruction race too."""
+        """Threads of different warps writing the same byte "at once" race too.
+
+        Lanes of one warp writing one address in one instruction do not: one of the writes
+        wins (the CUDA programming guide defines it so), and compilers rely on it.
+        """
         order = np.argsort(idx, kind="stable")
         s_idx, s_who = idx[order], who[order]
-        dup = (s_idx[1:] == s_idx[:-1]) & (s_who[1:] != s_who[:-1])
+        warp = s_who // WARP
+        dup = (s_idx[1:] == s_idx[:-1]) & (warp[1:] != warp[:-1])
         if dup.any():
             k = int(np.argmax(dup))
             self._raise(

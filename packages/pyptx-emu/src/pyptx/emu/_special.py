@@ -114,6 +114,11 @@ for _axis, _k in _AXES.items():
     _TABLE[f"%nclusterid.{_axis}"] = _nclusterid(_k)
     _TABLE[f"%cluster_ctaid.{_axis}"] = _cluster_ctaid(_k)
     _TABLE[f"%cluster_nctaid.{_axis}"] = _config("cluster", _k)
+# The .w components exist in the table (ptxas accepts them): an index of 0 in a count of 1.
+for _base in ("tid", "ctaid", "clusterid", "cluster_ctaid"):
+    _TABLE[f"%{_base}.w"] = lambda m: 0
+for _base in ("ntid", "nctaid", "nclusterid", "cluster_nctaid"):
+    _TABLE[f"%{_base}.w"] = lambda m: 1
 for _i in range(8):
     _TABLE[f"%pm{_i}"] = lambda m: 0
     _TABLE[f"%pm{_i}_64"] = lambda m: 0

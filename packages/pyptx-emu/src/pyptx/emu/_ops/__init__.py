@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import arith, barrier, compare, control, floating, integer, logic, movement
+from . import (
+    arith,
+    barrier,
+    compare,
+    control,
+    floating,
+    integer,
+    logic,
+    movement,
+)
 
 __all__ = ["FAMILIES"]
 

@@ -20,6 +20,7 @@ from .._lanes import Lanes
 from .._machine import EXIT, YIELD, Executor
 from .._program import FRAME_BASE, Func, Var
 from .._site import Site
+from .._syscalls import SYSCALLS
 
 __all__ = ["OWN_GUARD", "SEMANTICS"]
 
@@ -167,7 +168,10 @@ def call(site: Site) -> Executor:
             direct = program.functions.get(func_op.name)
             if direct is None:
                 name = func_op.name
-                return _refuse(f"call to {name}, which has no body in the module,")
+                syscall = SYSCALLS.get(name)
+                if syscall is None:
+                    return _refuse(f"call to {name}, which has no body in the module,")
+                return _system_call(site, syscall, args, rets)
     if direct is None:
         reader = site.reader(func_op, PtxType.U64)
     by_address = {f.address: f for f in program.functions.values()}
@@ -193,6 +197,25 @@ def call(site: Site) -> Executor:
                 raise NotEmulated(f"an indirect call to {int(a):#x}, which is no function,")
             _enter(m, active_lanes.idx[addresses == a], callee, args, return_pc)
         return YIELD
+
+    return run
+
+
+def _system_call(
+    site: Site, syscall: Any, args: tuple[Var, ...], rets: tuple[Var, ...]
+) -> Executor:
+    """A call of a CUDA system call (``vprintf``, ``__assertfail``): done in place."""
+    guard = site.guard()
+
+    def run(m: Any, lanes: Lanes) -> Any:
+        if guard is not None:
+            p = guard(m, lanes)
+            if not p.any():
+                return None
+            lanes = lanes if p.all() else lanes.subset(p, m.n)
+        syscall(m, lanes, args, rets)
+        m.touch()
+        return None
 
     return run
 
