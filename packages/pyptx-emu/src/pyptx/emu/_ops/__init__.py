@@ -16,6 +16,7 @@ from . import (
     barrier,
     compare,
     control,
+    convert,
     floating,
     integer,
     logic,
@@ -32,6 +33,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     integer,
     floating,
     compare,
+    convert,
     logic,
 )
 """Every semantics module, each declaring ``SEMANTICS`` (and ``OWN_GUARD``)."""
