@@ -21,6 +21,7 @@ from . import (
     integer,
     logic,
     movement,
+    video,
 )
 
 __all__ = ["FAMILIES"]
@@ -35,5 +36,6 @@ FAMILIES: tuple[ModuleType, ...] = (
     compare,
     convert,
     logic,
+    video,
 )
 """Every semantics module, each declaring ``SEMANTICS`` (and ``OWN_GUARD``)."""
