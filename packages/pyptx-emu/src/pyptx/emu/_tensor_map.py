@@ -9,13 +9,16 @@ first, so ``c0`` indexes the array's last axis.
 In memory (a kernel parameter or a global buffer), a map occupies 128 bytes like a real
 ``CUtensorMap``. The real encoding is opaque, so the emulator writes a tag and the map's
 number instead; a map copied through memory by the kernel (to shared memory for
-``tensormap.replace``, say) stays recognizable wherever it is read from.
+``tensormap.replace``, say) stays recognizable wherever it is read from. A map the kernel
+edits with ``tensormap.replace`` is written back *inline*: a second tag followed by every
+field of its :class:`Descriptor`, so it lives in memory like a real one, in any wave.
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,13 +26,31 @@ from pyptx.ir import PtxType
 
 from ._errors import LaunchError
 
-__all__ = ["TENSOR_MAP_BYTES", "TensorMap", "decode_tag", "encode_tag", "tensor_map"]
+__all__ = [
+    "ELEMTYPES",
+    "TENSOR_MAP_BYTES",
+    "Descriptor",
+    "TensorMap",
+    "decode",
+    "decode_tag",
+    "encode_inline",
+    "encode_tag",
+    "tensor_map",
+]
 
 TENSOR_MAP_BYTES = 128
 """The size of a ``CUtensorMap``."""
 
 _MAGIC = 0x5450_4D41_5045_4D55  # "UMEPAMPT"
 """The first 8 bytes of an emulated tensor map (little endian)."""
+
+_INLINE_MAGIC = 0x5450_4D41_5045_4D56  # "VMEPAMPT"
+"""The first 8 bytes of a tensor map whose fields are stored inline (after a replace)."""
+
+_INLINE = struct.Struct("<QQQ5Q4Q5H5B7B")
+"""Inline layout: magic, reserved, global address, dims, strides of dims 1-4, box, element
+strides, then rank, element type code, swizzle code, swizzle atomicity code, interleave
+code, fill mode, and a reserved byte (118 bytes of the 128)."""
 
 _DTYPES: dict[str, PtxType] = {
     "float16": PtxType.F16,
@@ -118,6 +139,147 @@ class TensorMap:
             f" swizzle={self.swizzle}, oob_fill={self.oob_fill!r})"
         )
 
+    def descriptor(self, address: int) -> Descriptor:
+        """The map as the hardware sees it, its array living at global ``address``."""
+        rank = self.rank
+        pad = 5 - rank
+        return Descriptor(
+            address=address,
+            rank=rank,
+            dtype=self.dtype,
+            dims=tuple(reversed(self.shape)) + (1,) * pad,
+            strides=tuple(reversed(self.strides)) + (0,) * pad,
+            box=tuple(reversed(self.box)) + (1,) * pad,
+            elem_strides=tuple(reversed(self.elem_strides)) + (1,) * pad,
+            swizzle=self.swizzle,
+            oob_nan=self.oob_fill == "nan",
+        )
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A tiled tensor map in the hardware's terms: dimensions innermost first.
+
+    Attributes:
+        address: the global address of element ``(0, ..., 0)``.
+        rank: dimensions in use (1 to 5); the tuples below always have 5 entries.
+        dtype: the element type.
+        dims: elements per dimension.
+        strides: byte stride per dimension (entry 0 is the element size).
+        box: the box (elements per dimension, before element strides).
+        elem_strides: traversal stride per dimension (dimension 0's is ignored, as the
+            driver does without interleave).
+        swizzle: the swizzle span in bytes (32, 64, 96, 128) or ``None``.
+        atomicity: the 128-byte swizzle's atomicity in bytes (16, 32, 64; ``-32`` for
+            32 bytes with 8-byte flip).
+        interleave: 0 (none), 16 or 32 bytes.
+        oob_nan: out-of-bounds elements read as NaN (else zero).
+        ftz: the ``.f32.ftz``/``.tf32.ftz`` element types (reductions flush subnormals).
+    """
+
+    address: int
+    rank: int
+    dtype: PtxType
+    dims: tuple[int, ...]
+    strides: tuple[int, ...]
+    box: tuple[int, ...]
+    elem_strides: tuple[int, ...]
+    swizzle: int | None = None
+    atomicity: int = 16
+    interleave: int = 0
+    oob_nan: bool = False
+    ftz: bool = False
+
+    @property
+    def element_bytes(self) -> int:
+        """Bytes per element."""
+        return max(1, self.dtype.bits // 8)
+
+    @property
+    def extents(self) -> tuple[int, ...]:
+        """Elements the box holds per dimension in shared memory (innermost first)."""
+        out = [self.box[0]]
+        for d in range(1, 5):
+            out.append(-(-self.box[d] // self.elem_strides[d]))
+        return tuple(out)
+
+    @property
+    def box_bytes(self) -> int:
+        """Bytes one box occupies in shared memory (what a load's complete-tx counts)."""
+        n = self.element_bytes
+        for e in self.extents[: self.rank]:
+            n *= e
+        return n
+
+    def with_field(self, field: str, value: int, ordinal: int | None = None) -> Descriptor:
+        """A copy with one field replaced the way ``tensormap.replace`` does.
+
+        Args:
+            field: the ``tensormap.replace`` field name (``global_address``, ``box_dim``...).
+            value: the new value (``new_val``).
+            ordinal: the dimension for per-dimension fields (``ord``, innermost first; for
+                ``global_stride``, 0 is dimension 1).
+
+        Raises:
+            ValueError: a value the instruction does not define (the message says which).
+        """
+
+        def at(t: tuple[int, ...], i: int, v: int) -> tuple[int, ...]:
+            if ordinal is None or not 0 <= i < 5:
+                raise ValueError(f"ord {ordinal} is out of range for .{field}")
+            return (*t[:i], v, *t[i + 1 :])
+
+        i = ordinal if ordinal is not None else -1
+        if field == "global_address":
+            return replace(self, address=value)
+        if field == "rank":
+            return replace(self, rank=value + 1)
+        if field == "box_dim":
+            return replace(self, box=at(self.box, i, value))
+        if field == "global_dim":
+            return replace(self, dims=at(self.dims, i, value))
+        if field == "global_stride":
+            return replace(self, strides=at(self.strides, i + 1, value))
+        if field == "element_stride":
+            return replace(self, elem_strides=at(self.elem_strides, i, value))
+        if field == "elemtype":
+            if value not in ELEMTYPES:
+                raise ValueError(f"elemtype {value} is not one the emulator supports")
+            ty, ftz = ELEMTYPES[value]
+            elem = max(1, ty.bits // 8)
+            return replace(self, dtype=ty, ftz=ftz, strides=(elem, *self.strides[1:]))
+        table = _FIELD3.get(field)
+        if table is None or value not in table:
+            raise ValueError(f".{field} has no value {value}")
+        return replace(self, **{_FIELD3_ATTR[field]: table[value]})
+
+    def problem(self, dim: int) -> str | None:
+        """Why a tile-mode copy of ``dim`` dimensions cannot use this map, if it cannot."""
+        rank = self.rank
+        if rank != dim:
+            return f"the instruction is .{dim}d but the tensor map has rank {rank}"
+        if not 1 <= rank <= 5:
+            return f"the tensor map's rank {rank} is not 1 to 5"
+        if self.address % 16:
+            return f"the tensor's global address {self.address:#x} is not 16-byte aligned"
+        for d in range(rank):
+            if not 1 <= self.box[d] <= 256:
+                return f"box dimension {d} is {self.box[d]}; it must be 1 to 256"
+            if not 1 <= self.elem_strides[d] <= 8:
+                return f"element stride {d} is {self.elem_strides[d]}; it must be 1 to 8"
+            if self.dims[d] < 1:
+                return f"global dimension {d} is {self.dims[d]}; it must be at least 1"
+            if d and self.strides[d] % 16:
+                return f"global stride {d} is {self.strides[d]} bytes; TMA needs multiples of 16"
+        inner = self.box[0] * self.element_bytes
+        if inner % 16:
+            return f"the innermost box side is {inner} bytes; TMA needs a multiple of 16"
+        if self.swizzle is not None and inner > self.swizzle:
+            return f"the innermost box side ({inner} bytes) exceeds the {self.swizzle}-byte swizzle"
+        if self.oob_nan and self.dtype.kind.value != "float":
+            return f"NaN fill needs a floating-point element type, not .{self.dtype.value}"
+        return None
+
 
 def tensor_map(
     array: np.ndarray,
@@ -183,10 +345,17 @@ def tensor_map(
     strides_e = tuple(int(s) for s in (elem_strides or (1,) * rank))
     if len(strides_e) != rank or any(not 1 <= s <= 8 for s in strides_e):
         raise LaunchError(f"elem_strides must be {rank} values from 1 to 8, got {strides_e}")
+    if strides_e[-1] != 1:
+        raise LaunchError(
+            f"the innermost element stride must be 1 (TMA has no stride along the contiguous"
+            f" dimension and the driver ignores it), got elem_strides={strides_e}"
+        )
     if oob_fill not in ("zero", "nan"):
         raise LaunchError(f"oob_fill must be 'zero' or 'nan', got {oob_fill!r}")
-    if oob_fill == "nan" and ty.kind.value != "float":
-        raise LaunchError(f"oob_fill='nan' needs a floating-point type, not {ty.value}")
+    if oob_fill == "nan" and ty not in _NAN_FILL:
+        raise LaunchError(
+            f"oob_fill='nan' needs an f16, bf16, tf32, f32 or f64 tensor, not {ty.value}"
+        )
     byte_strides = tuple(int(s) for s in array.strides)
     for s in byte_strides[:-1]:
         if s % 16:
@@ -229,6 +398,120 @@ def encode_tag(index: int) -> bytes:
 
 def decode_tag(head: bytes | np.ndarray) -> int | None:
     """The map number in the first 16 bytes of a tensor map, or ``None`` if they are not one."""
-    raw = bytes(np.asarray(head, dtype=np.uint8)[:16])
+    raw = bytes(head[:16]) if isinstance(head, bytes) else bytes(np.asarray(head, np.uint8)[:16])
     magic, index = struct.unpack("<QQ", raw)
     return int(index) if magic == _MAGIC else None
+
+
+_NAN_FILL = frozenset({PtxType.F16, PtxType.BF16, PtxType.TF32, PtxType.F32, PtxType.F64})
+
+ELEMTYPES: dict[int, tuple[PtxType, bool]] = {
+    0: (PtxType.U8, False),
+    1: (PtxType.U16, False),
+    2: (PtxType.U32, False),
+    3: (PtxType.S32, False),
+    4: (PtxType.U64, False),
+    5: (PtxType.S64, False),
+    6: (PtxType.F16, False),
+    7: (PtxType.F32, False),
+    8: (PtxType.F32, True),
+    9: (PtxType.F64, False),
+    10: (PtxType.BF16, False),
+    11: (PtxType.TF32, False),
+    12: (PtxType.TF32, True),
+}
+"""``tensormap.replace.elemtype`` values (PTX ISA table "Tensormap new_val validity") and
+the element type and flush-to-zero flag each selects. 13-15 (sub-byte types) are not
+emulated."""
+
+_EXTRA_TYPES: dict[int, PtxType] = {
+    32: PtxType.S8,
+    33: PtxType.S16,
+    34: PtxType.E4M3,
+    35: PtxType.E5M2,
+}
+"""Codes for element types ``tensor_map`` accepts beyond the ISA's (stored inline only)."""
+
+_FIELD3: dict[str, dict[int, Any]] = {
+    "swizzle_mode": {0: None, 1: 32, 2: 64, 3: 128, 4: 96},
+    "swizzle_atomicity": {0: 16, 1: 32, 2: -32, 3: 64},
+    "interleave_layout": {0: 0, 1: 16, 2: 32},
+    "fill_mode": {0: False, 1: True},
+}
+_FIELD3_ATTR = {
+    "swizzle_mode": "swizzle",
+    "swizzle_atomicity": "atomicity",
+    "interleave_layout": "interleave",
+    "fill_mode": "oob_nan",
+}
+
+
+def _code(table: dict[int, Any], value: Any) -> int:
+    for k, v in table.items():
+        if v == value:
+            return k
+    raise ValueError(f"no code for {value!r}")
+
+
+def _type_code(ty: PtxType, ftz: bool) -> int:
+    for k, v in ELEMTYPES.items():
+        if v == (ty, ftz):
+            return k
+    for k, t in _EXTRA_TYPES.items():
+        if t is ty:
+            return k
+    raise ValueError(f"no element type code for {ty.value}")
+
+
+def encode_inline(desc: Descriptor) -> bytes:
+    """The 128 bytes of a tensor map that carries every field of ``desc`` itself."""
+    raw = _INLINE.pack(
+        _INLINE_MAGIC,
+        0,
+        desc.address & 0xFFFF_FFFF_FFFF_FFFF,
+        *(d & 0xFFFF_FFFF_FFFF_FFFF for d in desc.dims),
+        *(s & 0xFFFF_FFFF_FFFF_FFFF for s in desc.strides[1:]),
+        *(b & 0xFFFF for b in desc.box),
+        *(e & 0xFF for e in desc.elem_strides),
+        desc.rank & 0xFF,
+        _type_code(desc.dtype, desc.ftz),
+        _code(_FIELD3["swizzle_mode"], desc.swizzle),
+        _code(_FIELD3["swizzle_atomicity"], desc.atomicity),
+        _code(_FIELD3["interleave_layout"], desc.interleave),
+        int(desc.oob_nan),
+        0,
+    )
+    return raw + bytes(TENSOR_MAP_BYTES - len(raw))
+
+
+def decode(raw: bytes | np.ndarray) -> int | Descriptor | None:
+    """What 128 bytes of memory hold: a launch map's number, an inline map, or neither."""
+    data = raw if isinstance(raw, bytes) else bytes(np.asarray(raw, dtype=np.uint8))
+    data = data[:TENSOR_MAP_BYTES]
+    index = decode_tag(data[:16])
+    if index is not None:
+        return index
+    magic = struct.unpack_from("<Q", data)[0]
+    if magic != _INLINE_MAGIC or len(data) < _INLINE.size:
+        return None
+    f = _INLINE.unpack_from(data)
+    dims, strides, box, es = f[3:8], f[8:12], f[12:17], f[17:22]
+    rank, tcode, sw, at, il, nan, _ = f[22:29]
+    ty = ELEMTYPES[tcode][0] if tcode in ELEMTYPES else _EXTRA_TYPES.get(tcode)
+    if ty is None:
+        return None
+    elem = max(1, ty.bits // 8)
+    return Descriptor(
+        address=f[2],
+        rank=rank,
+        dtype=ty,
+        dims=tuple(dims),
+        strides=(elem, *strides),
+        box=tuple(box),
+        elem_strides=tuple(es),
+        swizzle=_FIELD3["swizzle_mode"].get(sw),
+        atomicity=_FIELD3["swizzle_atomicity"].get(at, 16),
+        interleave=_FIELD3["interleave_layout"].get(il, 0),
+        oob_nan=bool(nan),
+        ftz=ELEMTYPES.get(tcode, (ty, False))[1],
+    )

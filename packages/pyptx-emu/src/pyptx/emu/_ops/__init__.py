@@ -13,6 +13,7 @@ from types import ModuleType
 
 from . import (
     arith,
+    async_copy,
     barrier,
     compare,
     control,
@@ -20,7 +21,9 @@ from . import (
     floating,
     integer,
     logic,
+    mbarrier,
     movement,
+    tma,
     video,
 )
 
@@ -28,6 +31,9 @@ __all__ = ["FAMILIES"]
 
 FAMILIES: tuple[ModuleType, ...] = (
     movement,
+    mbarrier,
+    async_copy,
+    tma,
     control,
     barrier,
     arith,
