@@ -14,6 +14,7 @@ from types import ModuleType
 from . import (
     arith,
     async_copy,
+    atomic,
     barrier,
     compare,
     control,
@@ -22,9 +23,11 @@ from . import (
     integer,
     logic,
     mbarrier,
+    misc,
     movement,
     tma,
     video,
+    warp,
 )
 
 __all__ = ["FAMILIES"]
@@ -34,6 +37,9 @@ FAMILIES: tuple[ModuleType, ...] = (
     mbarrier,
     async_copy,
     tma,
+    warp,
+    atomic,
+    misc,
     control,
     barrier,
     arith,
