@@ -22,6 +22,7 @@ from . import (
     floating,
     integer,
     logic,
+    matrix,
     mbarrier,
     misc,
     movement,
@@ -49,5 +50,6 @@ FAMILIES: tuple[ModuleType, ...] = (
     convert,
     logic,
     video,
+    matrix,
 )
 """Every semantics module, each declaring ``SEMANTICS`` (and ``OWN_GUARD``)."""
