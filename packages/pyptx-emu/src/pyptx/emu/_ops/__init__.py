@@ -29,6 +29,7 @@ from . import (
     tma,
     video,
     warp,
+    wgmma,
 )
 
 __all__ = ["FAMILIES"]
@@ -51,5 +52,6 @@ FAMILIES: tuple[ModuleType, ...] = (
     logic,
     video,
     matrix,
+    wgmma,
 )
 """Every semantics module, each declaring ``SEMANTICS`` (and ``OWN_GUARD``)."""
