@@ -26,6 +26,7 @@ from . import (
     mbarrier,
     misc,
     movement,
+    tcgen05,
     tma,
     video,
     warp,
@@ -53,5 +54,6 @@ FAMILIES: tuple[ModuleType, ...] = (
     video,
     matrix,
     wgmma,
+    tcgen05,
 )
 """Every semantics module, each declaring ``SEMANTICS`` (and ``OWN_GUARD``)."""
