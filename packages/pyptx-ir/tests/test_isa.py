@@ -97,11 +97,11 @@ def test_match_fills_type_slots_in_spelling_order(text: str, dtype: str, atype: 
 
 
 def test_match_pairs_operands_with_their_isa_names() -> None:
-    found = match(
-        insn(
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};"
-        )
+    text = (
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+        " {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};"
     )
+    found = match(insn(text))
     assert found is not None
     assert found.spec.name == "mma"
     assert [op.name for op in found.operands or ()] == ["d", "a", "b", "c"]
