@@ -5,7 +5,9 @@ take effect only when every non-exited lane named in ``membermask`` executes the
 instruction. :func:`converged` checks that; when lanes are missing it sets the present ones
 aside with a :class:`WarpSyncWait`, which joins every group that reaches the same
 instruction and releases them together (they run the instruction again, as one group).
-Missing lanes that can never arrive end in a deadlock report.
+Missing lanes that can never arrive end in a deadlock report. Warpgroup instructions
+(``wgmma``, ``setmaxnreg``) do the same for the four warps of a warpgroup
+(:func:`warpgroup_converged`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,16 @@ import numpy as np
 from ._lanes import WARP, Lanes
 from ._site import Site
 
-__all__ = ["FULL_MASK", "WarpSyncWait", "converged", "full_warps"]
+__all__ = [
+    "FULL_MASK",
+    "WARPGROUP",
+    "WarpSyncWait",
+    "WarpgroupWait",
+    "converged",
+    "full_warps",
+    "warpgroup_converged",
+    "warpgroups_ready",
+]
 
 FULL_MASK = 0xFFFF_FFFF
 """A membermask naming all 32 lanes."""
@@ -99,4 +110,84 @@ class WarpSyncWait:
         return (
             f"{self.site.mnemonic} waits for the other lanes of its warp named in its"
             " membermask, which are elsewhere in the program"
+        )
+
+
+WARPGROUP = 128
+"""Threads per warpgroup (four consecutive warps of a CTA, the first warp a multiple of 4)."""
+
+
+def _warpgroup_of(m: Any) -> tuple[np.ndarray, int]:
+    """Each wave lane's warpgroup index, and how many warpgroups the wave has."""
+    per_cta = -(-m.padded // WARPGROUP)
+    return m.cta_of * per_cta + m.tid_linear // WARPGROUP, m.ctas * per_cta
+
+
+def warpgroups_ready(m: Any, lanes: Lanes) -> np.ndarray:
+    """Which of ``lanes`` have every thread of their warpgroup among them or exited."""
+    of, count = _warpgroup_of(m)
+    here = np.zeros(m.n, dtype=bool)
+    here[lanes.idx] = True
+    missing = np.bincount(of[~(here | m.exited)], minlength=count)
+    return missing[of[lanes.idx]] == 0
+
+
+def warpgroup_converged(m: Any, site: Site, lanes: Lanes) -> Lanes | None:
+    """The lanes of ``lanes`` whose whole warpgroup executes ``site`` now.
+
+    The warpgroup version of :func:`converged`, for ``.sync.aligned`` warpgroup instructions
+    (``wgmma.*``, ``setmaxnreg``): the four warps of a warpgroup take effect together. Lanes
+    whose warpgroup is incomplete are set aside with a :class:`WarpgroupWait` until the
+    other warps reach the same instruction (or exit).
+
+    Returns:
+        ``lanes`` itself when every warpgroup is complete; the complete ones otherwise, after
+        which the executor runs on them and returns ``YIELD``; ``None`` when no warpgroup is
+        complete (return ``YIELD`` at once).
+    """
+    ready = warpgroups_ready(m, lanes)
+    if ready.all():
+        return lanes
+    m.move(lanes.idx[~ready], site.pc, WarpgroupWait(site))
+    return lanes.subset(ready, m.n) if ready.any() else None
+
+
+class WarpgroupWait:
+    """Lanes waiting for the rest of their warpgroup at one warpgroup-wide instruction."""
+
+    reexecute = True
+    soft = False
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.merge_key = ("warpgroup-sync", site.pc)
+
+    def poll(self, m: Any, lanes: Lanes) -> np.ndarray | None:
+        """The lanes whose whole warpgroup has arrived (or exited)."""
+        ready = warpgroups_ready(m, lanes)
+        return ready if ready.any() else None
+
+    def release(self, m: Any, lanes: Lanes, ok: bool) -> None:
+        """Nothing to finish: the instruction runs again with the whole warpgroup."""
+
+    def describe(self, m: Any, lanes: Lanes) -> str:
+        """Which warps of the first waiting warpgroup are missing."""
+        lane = int(lanes.idx[0])
+        first = lane - int(m.tid_linear[lane]) % WARPGROUP
+        here = np.zeros(m.n, dtype=bool)
+        here[lanes.idx] = True
+        present = here | m.exited
+        missing = [
+            (first - lane + int(m.tid_linear[lane])) // WARP + w
+            for w in range(WARPGROUP // WARP)
+            if first + w * WARP < m.n
+            and not present[first + w * WARP : first + (w + 1) * WARP].all()
+        ]
+        names = ", ".join(map(str, missing))
+        which = (
+            f"warps {names} of the CTA are" if len(missing) > 1 else f"warp {names} of the CTA is"
+        )
+        return (
+            f"{self.site.mnemonic} waits for the other warps of its warpgroup ({which} elsewhere"
+            " in the program)"
         )

@@ -32,15 +32,14 @@ from pyptx.ir import PtxType
 
 from .. import _mbar
 from .._errors import EmuError, Fault, NotEmulated, OutOfBounds
-from .._lanes import WARP, Lanes
+from .._lanes import Lanes
 from .._machine import YIELD, Executor
 from .._memory import Space
 from .._site import Site
+from .._warp import warpgroup_converged
 
 __all__ = ["RESPONSE_TAG", "SEMANTICS", "STACK_BYTES"]
 
-WARPGROUP = 4 * WARP
-"""Threads per warpgroup."""
 
 RESPONSE_TAG = 0x434C_4300
 """Word 0 of a ``clusterlaunchcontrol.try_cancel`` response, less its cancelled bit."""
@@ -53,44 +52,6 @@ _NONE = np.uint32(0xFFFF_FFFF)
 # --------------------------------------------------------------------------- setmaxnreg
 
 
-def _waiting(m: Any, lanes: Lanes) -> np.ndarray:
-    """Which of ``lanes`` have a warpgroup thread that is neither among them nor exited."""
-    groups = -(-m.padded // WARPGROUP)
-    gid = m.cta_of * groups + m.tid_linear // WARPGROUP
-    here = m.exited.copy()
-    here[lanes.idx] = True
-    absent = np.unique(gid[~here])
-    if absent.size == 0:
-        return np.zeros(lanes.n, dtype=bool)
-    return np.isin(gid[lanes.idx], absent)
-
-
-class _WarpgroupWait:
-    """Warps waiting at a ``setmaxnreg`` for the rest of their warpgroup."""
-
-    reexecute = True
-    soft = False
-
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self.merge_key = ("warpgroup-sync", site.pc)
-
-    def poll(self, m: Any, lanes: Lanes) -> np.ndarray | None:
-        """Warpgroups whose every thread is here (or exited) go."""
-        ready = ~_waiting(m, lanes)
-        return ready if ready.any() else None
-
-    def release(self, m: Any, lanes: Lanes, ok: bool) -> None:
-        """Nothing to finish: the instruction runs again."""
-
-    def describe(self, m: Any, lanes: Lanes) -> str:
-        """What is missing."""
-        return (
-            f"{self.site.mnemonic} waits for the other warps of its warpgroup (the ISA requires"
-            " all four to execute the same setmaxnreg), which are elsewhere"
-        )
-
-
 def setmaxnreg(site: Site) -> Executor:
     """``setmaxnreg.{inc,dec}.sync.aligned.u32 count``: wait for the warpgroup; no effect."""
     count = site.imm("imm-reg-count")
@@ -100,11 +61,7 @@ def setmaxnreg(site: Site) -> Executor:
         )
 
     def run(m: Any, lanes: Lanes) -> Any:
-        waiting = _waiting(m, lanes)
-        if not waiting.any():
-            return None
-        m.move(lanes.idx[waiting], site.pc, _WarpgroupWait(site))
-        return YIELD
+        return None if warpgroup_converged(m, site, lanes) is lanes else YIELD
 
     return run
 

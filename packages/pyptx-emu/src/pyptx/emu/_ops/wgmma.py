@@ -4,7 +4,7 @@ PTX ISA 9.7.15, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instruc
 
 Warpgroups. A warpgroup is four contiguous warps of a CTA whose first warp rank (linear thread
 index / 32) is a multiple of 4 (ISA 9.7.15.1). All four instructions are ``.sync.aligned``
-over the warpgroup: an executor first waits (:class:`WarpgroupWait`, merge key
+over the warpgroup: an executor first waits (:func:`pyptx.emu._warp.warpgroup_converged`, merge key
 ``("warpgroup-sync", pc)``) until every thread of each warpgroup among its lanes is at the
 instruction or has exited, then runs once for all those warpgroups (many CTAs at once).
 ``wgmma.mma_async`` also needs all 128 threads alive: their registers hold the fragments.
@@ -63,12 +63,10 @@ from .._lanes import Lanes
 from .._machine import YIELD, Executor
 from .._numeric import decode
 from .._site import Site
+from .._warp import WARPGROUP, warpgroup_converged
 from . import _gmma_layout as layout
 
-__all__ = ["SEMANTICS", "WARPGROUP", "WarpgroupWait", "warpgroup_converged"]
-
-WARPGROUP = 128
-"""Threads per warpgroup."""
+__all__ = ["SEMANTICS"]
 
 _WIDTH = {
     PtxType.F16: 2,
@@ -99,13 +97,6 @@ class _Warpgroups:
         self.committed = np.zeros(self.count, dtype=np.int64)
         self.pending: list[_Issued] = []
 
-    def ready(self, m: Any, lanes: Lanes) -> np.ndarray:
-        """Which lanes have every thread of their warpgroup present or exited."""
-        wg = self.of_lane[lanes.idx]
-        here = np.bincount(wg, minlength=self.count)
-        gone = np.bincount(self.of_lane[m.exited], minlength=self.count)
-        return (here + gone >= self.size)[wg]
-
     def lanes_of(self, wgs: np.ndarray) -> np.ndarray:
         """The wave lanes of whole warpgroups ``wgs`` (ascending), in order."""
         return (self.first[wgs][:, None] + np.arange(WARPGROUP)).reshape(-1)
@@ -130,68 +121,6 @@ def _state(m: Any) -> _Warpgroups:
     if state is None:
         state = m.ext["wgmma"] = _Warpgroups(m)
     return state
-
-
-class WarpgroupWait:
-    """Lanes waiting for the rest of their warpgroup at one warpgroup-wide instruction."""
-
-    reexecute = True
-    soft = False
-
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self.merge_key = ("warpgroup-sync", site.pc)
-
-    def poll(self, m: Any, lanes: Lanes) -> np.ndarray | None:
-        """The lanes whose whole warpgroup has arrived (or exited)."""
-        ok = _state(m).ready(m, lanes)
-        return ok if ok.any() else None
-
-    def release(self, m: Any, lanes: Lanes, ok: bool) -> None:
-        """Nothing to finish: the instruction runs again with the whole warpgroup."""
-
-    def describe(self, m: Any, lanes: Lanes) -> str:
-        """Which warps are missing."""
-        st = _state(m)
-        wg = int(st.of_lane[lanes.idx[0]])
-        first = int(st.first[wg])
-        here = np.zeros(m.n, dtype=bool)
-        here[lanes.idx] = True
-        missing = [
-            (first + w * 32 - int(st.cta[wg]) * m.padded) // 32
-            for w in range(4)
-            if first + w * 32 < m.n
-            and not (here | m.exited)[first + w * 32 : first + w * 32 + 32].all()
-        ]
-        names = ", ".join(map(str, missing))
-        which = (
-            f"warps {names} of the CTA are" if len(missing) > 1 else f"warp {names} of the CTA is"
-        )
-        return (
-            f"{self.site.mnemonic} waits for the other warps of its warpgroup ({which} elsewhere"
-            " in the program)"
-        )
-
-
-def warpgroup_converged(m: Any, site: Site, lanes: Lanes) -> bool:
-    """Whether every warpgroup of ``lanes`` is at ``site`` (or exited).
-
-    The warpgroup version of :func:`pyptx.emu._warp.converged`, for any ``.sync.aligned``
-    warpgroup instruction (``setmaxnreg`` too). When some warp is missing, every lane is set
-    aside with a :class:`WarpgroupWait` and the executor must return ``YIELD``.
-
-    Args:
-        m: the machine.
-        site: the instruction.
-        lanes: the lanes executing it.
-
-    Returns:
-        ``True`` when the executor may run on ``lanes`` now.
-    """
-    if _state(m).ready(m, lanes).all():
-        return True
-    m.move(lanes.idx, site.pc, WarpgroupWait(site))
-    return False
 
 
 def _shape(site: Site) -> tuple[int, int]:
@@ -506,10 +435,10 @@ def mma_async(site: Site) -> Executor:
     mma = _Mma(site)
 
     def run(m: Any, lanes: Lanes) -> Any:
-        if not warpgroup_converged(m, site, lanes):
-            return YIELD
-        mma.issue(m, lanes)
-        return None
+        go = warpgroup_converged(m, site, lanes)
+        if go is not None:
+            mma.issue(m, go)
+        return None if go is lanes else YIELD
 
     return run
 
@@ -526,7 +455,7 @@ def fence(site: Site) -> Executor:
     """``wgmma.fence``: synchronizes the warpgroup; register accesses are already ordered."""
 
     def run(m: Any, lanes: Lanes) -> Any:
-        return None if warpgroup_converged(m, site, lanes) else YIELD
+        return None if warpgroup_converged(m, site, lanes) is lanes else YIELD
 
     return run
 
@@ -535,11 +464,11 @@ def commit_group(site: Site) -> Executor:
     """``wgmma.commit_group``: close the warpgroup's uncommitted operations into a group."""
 
     def run(m: Any, lanes: Lanes) -> Any:
-        if not warpgroup_converged(m, site, lanes):
-            return YIELD
-        st = _state(m)
-        st.committed[np.unique(st.of_lane[lanes.idx])] += 1
-        return None
+        go = warpgroup_converged(m, site, lanes)
+        if go is not None:
+            st = _state(m)
+            st.committed[np.unique(st.of_lane[go.idx])] += 1
+        return None if go is lanes else YIELD
 
     return run
 
@@ -551,12 +480,12 @@ def wait_group(site: Site) -> Executor:
         raise site.not_emulated(f"wgmma.wait_group {keep} (N must be a non-negative integer)")
 
     def run(m: Any, lanes: Lanes) -> Any:
-        if not warpgroup_converged(m, site, lanes):
-            return YIELD
-        st = _state(m)
-        wgs = np.unique(st.of_lane[lanes.idx])
-        st.complete(m, wgs, st.committed[wgs] - keep)
-        return None
+        go = warpgroup_converged(m, site, lanes)
+        if go is not None:
+            st = _state(m)
+            wgs = np.unique(st.of_lane[go.idx])
+            st.complete(m, wgs, st.committed[wgs] - keep)
+        return None if go is lanes else YIELD
 
     return run
 
