@@ -38,6 +38,7 @@ __all__ = [
     "Machine",
     "Wait",
     "Wave",
+    "refusal",
 ]
 
 Dim3 = tuple[int, int, int]
@@ -552,6 +553,14 @@ def _text(insn: Any) -> str:
     return str(emit(insn, canonical=True).strip())
 
 
-def not_emulated(what: str) -> NotEmulated:
-    """A :class:`NotEmulated` error for ``what`` (the machine adds where)."""
-    return NotEmulated(f"{what} is not emulated")
+def refusal(message: str) -> Executor:
+    """An executor that raises :class:`NotEmulated` with ``message`` when it runs.
+
+    Instructions the emulator cannot execute get one, so a kernel whose unsupported paths are
+    never taken still runs.
+    """
+
+    def refuse(m: Machine, lanes: Lanes) -> Any:
+        raise NotEmulated(message)
+
+    return refuse

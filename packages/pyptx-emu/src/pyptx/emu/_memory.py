@@ -312,16 +312,16 @@ class Memory:
             inside &= addr + np.uint64(nbytes) <= self.ends[safe]
         else:
             inside[:] = False
-        if not inside.all():
-            i = int(np.argmin(inside))
-            raise Fault(
-                OutOfBounds,
+        _refuse(
+            ~inside,
+            addr,
+            lanes,
+            "global",
+            lambda i: (
                 f"a {nbytes}-byte global access at {int(addr[i]):#x} is outside every"
-                f" allocation{self._nearest(int(addr[i]))}",
-                lane=int(lanes[i]),
-                address=int(addr[i]),
-                space="global",
-            )
+                f" allocation{self._nearest(int(addr[i]), nbytes)}"
+            ),
+        )
         first = int(safe[0]) if safe.size else 0
         if safe.size == 0 or bool((safe == first).all()):
             return [self._in_segment(first, addr, lanes, store, slice(None))]
@@ -358,14 +358,21 @@ class Memory:
                 space="global",
             )
 
-    def _nearest(self, address: int) -> str:
+    def _nearest(self, address: int, nbytes: int) -> str:
+        """Where a global address that hit no allocation lies relative to the nearest one."""
         if not self.segments:
             return " (no global memory is allocated)"
         best = min(self.segments, key=lambda s: min(abs(address - s.base), abs(address - s.end)))
-        if best.base <= address < best.end + 4096:
-            return f"; {address - best.end} bytes past the end of {best.label}"
+        size = best.end - best.base
+        if best.base <= address < best.end:
+            start = address - best.base
+            return f"; it runs past the end of {best.label} ({size} bytes) from byte {start}"
+        if best.end <= address < best.end + 4096:
+            gap = address - best.end
+            where = "right after" if gap == 0 else f"{gap} bytes after"
+            return f"; it starts {where} the end of {best.label} ({size} bytes)"
         if best.base - 4096 <= address < best.base:
-            return f"; {best.base - address} bytes before the start of {best.label}"
+            return f"; it starts {best.base - address} bytes before {best.label}"
         return ""
 
     def _shared(self, addr: np.ndarray, lanes: np.ndarray, nbytes: int, store: bool) -> list[Chunk]:
@@ -373,29 +380,27 @@ class Memory:
         rank = (addr >> np.uint64(RANK_SHIFT)).astype(np.int64)
         offset = (addr & np.uint64((1 << RANK_SHIFT) - 1)).astype(np.int64)
         if bool(rank.any()):
-            remote = rank > 0
-            if bool((rank > self.cluster_size).any()) or bool((addr >> np.uint64(32)).any()):
-                i = int(np.argmax((rank > self.cluster_size) | (addr >> np.uint64(32) > 0)))
-                raise Fault(
-                    OutOfBounds,
-                    f"shared address {int(addr[i]):#x} names no CTA of the cluster (cluster"
-                    f" size {self.cluster_size})",
-                    lane=int(lanes[i]),
-                    address=int(addr[i]),
-                    space="shared::cluster",
-                )
-            cta = np.where(remote, self.cluster_first[cta] + rank - 1, cta)
-        bad = offset + nbytes > self.shared_size
-        if bool(bad.any()):
-            i = int(np.argmax(bad))
-            raise Fault(
-                OutOfBounds,
-                f"a {nbytes}-byte shared access at offset {int(offset[i]):#x} is outside the"
-                f" {self.shared_size} bytes of shared memory of the CTA",
-                lane=int(lanes[i]),
-                address=int(addr[i]),
-                space="shared",
+            _refuse(
+                (rank > self.cluster_size) | ((addr >> np.uint64(32)) > 0),
+                addr,
+                lanes,
+                "shared::cluster",
+                lambda i: (
+                    f"shared address {int(addr[i]):#x} names no CTA of the cluster"
+                    f" (cluster size {self.cluster_size})"
+                ),
             )
+            cta = np.where(rank > 0, self.cluster_first[cta] + rank - 1, cta)
+        _refuse(
+            offset + nbytes > self.shared_size,
+            addr,
+            lanes,
+            "shared",
+            lambda i: (
+                f"a {nbytes}-byte shared access at offset {int(offset[i]):#x} is outside"
+                f" the {self.shared_size} bytes of shared memory of the CTA"
+            ),
+        )
         flat = cta * self.shared_row + offset
         if self.on_shared is not None:
             kind = "atomic" if self._atomic else ("store" if store else "load")
@@ -404,76 +409,73 @@ class Memory:
 
     def _local(self, addr: np.ndarray, lanes: np.ndarray, nbytes: int, store: bool) -> list[Chunk]:
         offset = addr.astype(np.int64)
-        bad = (addr >= np.uint64(1 << 32)) | (offset + nbytes > self.local_size)
-        if bool(bad.any()):
-            i = int(np.argmax(bad))
-            raise Fault(
-                OutOfBounds,
+        _refuse(
+            (addr >= np.uint64(1 << 32)) | (offset + nbytes > self.local_size),
+            addr,
+            lanes,
+            "local",
+            lambda i: (
                 f"a {nbytes}-byte local access at {int(addr[i]):#x} is outside the"
-                f" {self.local_size} bytes of local memory per thread",
-                lane=int(lanes[i]),
-                address=int(addr[i]),
-                space="local",
-            )
+                f" {self.local_size} bytes of local memory per thread"
+            ),
+        )
         flat = lanes.astype(np.int64) * self.local_row + offset
         return [(self.local, flat, slice(None), Space.LOCAL)]
 
     def _param(self, addr: np.ndarray, lanes: np.ndarray, nbytes: int, store: bool) -> list[Chunk]:
         offset = addr.astype(np.int64)
         frame = offset >= FRAME_BASE
+        everyone = np.ones(addr.shape[0], dtype=bool)
+        if bool(frame.any()) and not bool(frame.all()):
+            _refuse(everyone, addr, lanes, "param", lambda i: "one access mixes kernel"
+                    " parameters and call-frame parameters")  # fmt: skip
         if bool(frame.all()):
             rel = offset - FRAME_BASE
-            bad = rel + nbytes > self.frame_size
-            if not bad.any():
-                flat = lanes.astype(np.int64) * self.frame_row + rel
-                return [(self.frames, flat, slice(None), Space.PARAM)]
-        elif not frame.any():
-            bad = offset + nbytes > self.param_buffer.size
-            if not bad.any():
-                if store:
-                    raise Fault(
-                        OutOfBounds,
-                        "kernel parameters are read-only (st.param writes call frames only)",
-                        lane=int(lanes[0]),
-                        address=int(addr[0]),
-                        space="param",
-                    )
-                return [(self.param_buffer, offset, slice(None), Space.PARAM)]
+            outside = rel + nbytes > self.frame_size
+            buffer, flat = self.frames, lanes.astype(np.int64) * self.frame_row + rel
         else:
-            raise Fault(
-                OutOfBounds,
-                "one access mixes kernel parameters and call-frame parameters",
-                lane=int(lanes[0]),
-                address=int(addr[0]),
-                space="param",
-            )
-        i = int(np.argmax(bad))
-        raise Fault(
-            OutOfBounds,
-            f"a {nbytes}-byte param access at {int(addr[i]):#x} is outside the parameters",
-            lane=int(lanes[i]),
-            address=int(addr[i]),
-            space="param",
+            outside = offset + nbytes > self.param_buffer.size
+            buffer, flat = self.param_buffer, offset
+        _refuse(
+            outside,
+            addr,
+            lanes,
+            "param",
+            lambda i: (
+                f"a {nbytes}-byte param access at {int(addr[i]):#x} is outside the parameters"
+            ),
         )
+        if store and buffer is self.param_buffer:
+            _refuse(everyone, addr, lanes, "param", lambda i: "kernel parameters are read-only"
+                    " (st.param writes call frames only)")  # fmt: skip
+        return [(buffer, flat, slice(None), Space.PARAM)]
 
     def _const(self, addr: np.ndarray, lanes: np.ndarray, nbytes: int, store: bool) -> list[Chunk]:
         offset = addr.astype(np.int64)
-        bad = offset + nbytes > self.const.size
-        if store or bool(bad.any()):
-            i = int(np.argmax(bad)) if not store else 0
-            what = "a store to .const memory" if store else "outside the .const bytes"
-            raise Fault(
-                OutOfBounds,
-                f"a {nbytes}-byte const access at {int(addr[i]):#x}: {what}",
-                lane=int(lanes[i]),
-                address=int(addr[i]),
-                space="const",
-            )
+        _refuse(
+            np.full(addr.shape[0], store) | (offset + nbytes > self.const.size),
+            addr,
+            lanes,
+            "const",
+            lambda i: (
+                f"a {nbytes}-byte const access at {int(addr[i]):#x}: "
+                + ("a store to .const memory" if store else "outside the .const bytes")
+            ),
+        )
         return [(self.const, offset, slice(None), Space.CONST)]
 
     def shared_rows(self) -> np.ndarray:
         """Shared memory as an ``(ctas, bytes)`` view, one row per CTA of the wave."""
         return self.shared.reshape(-1, self.shared_row)[:, : self.shared_size]
+
+
+def _refuse(
+    bad: np.ndarray, addr: np.ndarray, lanes: np.ndarray, space: str, why: Callable[[int], str]
+) -> None:
+    """Raise :class:`OutOfBounds` for the first lane where ``bad`` holds (``why(i)`` says why)."""
+    if bool(bad.any()):
+        i = int(np.argmax(bad))
+        raise Fault(OutOfBounds, why(i), lane=int(lanes[i]), address=int(addr[i]), space=space)
 
 
 _BY_WINDOW = {w: s for s, w in WINDOWS.items()}

@@ -11,13 +11,11 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
-
 from pyptx.ir.isa import match
 
 from ._errors import EmuError, NotEmulated
 from ._lanes import Lanes
-from ._machine import Executor
+from ._machine import Executor, refusal
 from ._ops import FAMILIES
 from ._program import Program, Reg, Statement
 from ._site import Site
@@ -86,39 +84,22 @@ def _compile(
         run = factory(site)
     except NotEmulated as err:
         return _refuse_with(err)
-    if found.spec.name in OWN_GUARD:
+    if found.spec.name in OWN_GUARD or site.insn.predicate is None:
         return run
-    guard = site.guard()
-    if guard is None:
-        return run
-    return _guarded(run, guard)
+    return _guarded(run, site.active())
 
 
-def _guarded(run: Executor, guard: Callable[[Any, Lanes], np.ndarray]) -> Executor:
+def _guarded(run: Executor, active: Callable[[Any, Lanes], Lanes | None]) -> Executor:
     def guarded(m: Any, lanes: Lanes) -> Any:
-        p = guard(m, lanes)
-        if p.all():
-            return run(m, lanes)
-        if not p.any():
-            return None
-        return run(m, lanes.subset(p, m.n))
+        on = active(m, lanes)
+        return None if on is None else run(m, on)
 
     return guarded
 
 
 def _refuse(what: str) -> Executor:
-    message = f"{what} is not emulated"
-
-    def refuse(m: Any, lanes: Lanes) -> Any:
-        raise NotEmulated(message)
-
-    return refuse
+    return refusal(f"{what} is not emulated")
 
 
 def _refuse_with(err: EmuError) -> Executor:
-    detail = err.detail
-
-    def refuse(m: Any, lanes: Lanes) -> Any:
-        raise NotEmulated(detail)
-
-    return refuse
+    return refusal(err.detail)

@@ -273,6 +273,27 @@ class Site:
 
         return negated
 
+    def active(self) -> Callable[[Any, Lanes], Lanes | None]:
+        """The instruction's guard applied to lanes: which of them execute it.
+
+        For executors that apply the guard themselves (``OWN_GUARD``): the result is ``lanes``
+        itself when every guard holds (or there is no guard), the subset where it holds, or
+        ``None`` when it holds nowhere.
+        """
+        guard = self.guard()
+        if guard is None:
+            return _everyone
+
+        def active(m: Any, lanes: Lanes) -> Lanes | None:
+            p = guard(m, lanes)
+            if p.all():
+                return lanes
+            if not p.any():
+                return None
+            return lanes.subset(p, m.n)
+
+        return active
+
     def address_reader(self, op: Address) -> Reader:
         """Compile ``[base(+|-)offset]`` into a reader of ``uint64`` addresses."""
         offset = 0
@@ -365,6 +386,10 @@ _WINDOW_OF_VAR = {
     StateSpace.PARAM: Space.PARAM,
     StateSpace.CONST: Space.CONST,
 }
+
+
+def _everyone(m: Any, lanes: Lanes) -> Lanes | None:
+    return lanes
 
 
 def _is_sink(op: Operand) -> bool:

@@ -17,7 +17,7 @@ from pyptx.ir import BranchTargets, Label, LabelRef, ParenList, PtxType, Symbol
 
 from .._errors import EmuError, NotEmulated
 from .._lanes import Lanes
-from .._machine import EXIT, YIELD, Executor
+from .._machine import EXIT, YIELD, Executor, refusal
 from .._program import FRAME_BASE, Func, Var
 from .._site import Site
 from .._syscalls import SYSCALLS
@@ -64,16 +64,13 @@ def brx_idx(site: Site) -> Executor:
     targets = site.scope.resolve(getattr(tlist, "name", ""))
     table = _branch_table(site, targets)
     index = site.src("index")
-    guard = site.guard()
+    executing = site.active()
     pcs = np.array(table, dtype=np.int64)
 
     def run(m: Any, lanes: Lanes) -> Any:
-        active = lanes
-        if guard is not None:
-            p = guard(m, lanes)
-            if not p.any():
-                return None
-            active = lanes if p.all() else lanes.subset(p, m.n)
+        active = executing(m, lanes)
+        if active is None:
+            return None
         i = index(m, active).astype(np.int64)
         if ((i < 0) | (i >= pcs.size)).any():
             bad = int(np.argmax((i < 0) | (i >= pcs.size)))
@@ -170,22 +167,21 @@ def call(site: Site) -> Executor:
                 name = func_op.name
                 syscall = SYSCALLS.get(name)
                 if syscall is None:
-                    return _refuse(f"call to {name}, which has no body in the module,")
+                    return refusal(
+                        f"call to {name}, which has no body in the module, is not emulated"
+                    )
                 return _system_call(site, syscall, args, rets)
     if direct is None:
         reader = site.reader(func_op, PtxType.U64)
     by_address = {f.address: f for f in program.functions.values()}
     return_pc = site.pc + 1
     program.call_returns[site.pc] = rets
-    guard = site.guard()
+    executing = site.active()
 
     def run(m: Any, lanes: Lanes) -> Any:
-        active_lanes = lanes
-        if guard is not None:
-            p = guard(m, lanes)
-            if not p.any():
-                return None
-            active_lanes = lanes if p.all() else lanes.subset(p, m.n)
+        active_lanes = executing(m, lanes)
+        if active_lanes is None:
+            return None
         if direct is not None:
             _enter(m, active_lanes.idx, direct, args, return_pc)
             return YIELD
@@ -194,7 +190,10 @@ def call(site: Site) -> Executor:
         for a in np.unique(addresses):
             callee = by_address.get(int(a))
             if callee is None:
-                raise NotEmulated(f"an indirect call to {int(a):#x}, which is no function,")
+                raise EmuError(
+                    f"an indirect call to {int(a):#x}, an address that holds no function of"
+                    " the module"
+                )
             _enter(m, active_lanes.idx[addresses == a], callee, args, return_pc)
         return YIELD
 
@@ -205,15 +204,13 @@ def _system_call(
     site: Site, syscall: Any, args: tuple[Var, ...], rets: tuple[Var, ...]
 ) -> Executor:
     """A call of a CUDA system call (``vprintf``, ``__assertfail``): done in place."""
-    guard = site.guard()
+    executing = site.active()
 
     def run(m: Any, lanes: Lanes) -> Any:
-        if guard is not None:
-            p = guard(m, lanes)
-            if not p.any():
-                return None
-            lanes = lanes if p.all() else lanes.subset(p, m.n)
-        syscall(m, lanes, args, rets)
+        active = executing(m, lanes)
+        if active is None:
+            return None
+        syscall(m, active, args, rets)
         m.touch()
         return None
 
@@ -268,15 +265,6 @@ def _frame_vars(site: Site, op: object) -> tuple[Var, ...]:
             )
         out.append(bound)
     return tuple(out)
-
-
-def _refuse(what: str) -> Executor:
-    message = f"{what} is not emulated"
-
-    def refuse(m: Any, lanes: Lanes) -> Any:
-        raise NotEmulated(message)
-
-    return refuse
 
 
 def trap(site: Site) -> Executor:
