@@ -22,9 +22,16 @@ checked out. Triton sources are compiled with ``triton.compile`` for a
 record the source path) and a private, temporary cache directory is used, so every run
 compiles afresh. With the same nvcc and Triton the output is byte-for-byte the same.
 
+The instruction-family tests keep small nvcc outputs of their own under
+``packages/pyptx-emu/tests/data/<family>/``: each ``.cu`` there names, in a comment near its
+top, the ``nvcc ... X.cu -o X.ptx`` command(s) that produce the ``.ptx`` next to it.
+``--data`` reruns those commands (in that directory, with the nvcc found as below).
+
 Usage::
 
     python tools/gen_emu_kernels.py                  # everything
+    python tools/gen_emu_kernels.py --data           # only the family data files
+    python tools/gen_emu_kernels.py --data --check   # ... compared with the committed files
     python tools/gen_emu_kernels.py --only softmax_sm80 histogram
     python tools/gen_emu_kernels.py --check          # regenerate in memory, diff, exit 1
     python tools/gen_emu_kernels.py --list
@@ -56,6 +63,10 @@ TRITON_DIR = KERNELS_DIR / "triton"
 PTX_DIR = KERNELS_DIR / "ptx"
 MANIFEST = PTX_DIR / "manifest.json"
 STAGING_DIR = Path("/tmp/pyptx-emu-kernels")
+DATA_DIR = REPO_ROOT / "packages" / "pyptx-emu" / "tests" / "data"
+
+_DATA_COMMAND = re.compile(r"^//.*?\bnvcc\s+(.*?)\s+(\S+\.cu)\s+-o\s+(\S+\.ptx)", re.MULTILINE)
+"""``// ... nvcc <flags> X.cu -o Y.ptx`` in the header of a family data source."""
 
 _ARCH_RE = re.compile(r"^\s*//\s*arch\s*:\s*(sm_\d+[a-z]?)\s*$", re.MULTILINE)
 _ENTRY_RE = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
@@ -245,6 +256,54 @@ def generate(
     return results
 
 
+def data_commands() -> list[tuple[Path, list[str], str]]:
+    """Every family data output: (source, nvcc flags, output file name), from the headers."""
+    commands = []
+    for path in sorted(DATA_DIR.glob("*/*.cu")):
+        head = "\n".join(path.read_text(encoding="utf-8").splitlines()[:20])
+        found = _DATA_COMMAND.findall(head)
+        if not found:
+            raise SystemExit(f"gen_emu_kernels: {path} names no 'nvcc ... -o X.ptx' command")
+        for flags, source, output in found:
+            if source != path.name:
+                raise SystemExit(f"gen_emu_kernels: {path} names another source ({source})")
+            commands.append((path, flags.split(), output))
+    return commands
+
+
+def regenerate_data(nvcc: Path, check: bool) -> int:
+    """Rerun the family data commands; write the outputs, or (``check``) compare them."""
+    env = dict(os.environ, LC_ALL="C", LANG="C")
+    stale = []
+    for source, flags, output in data_commands():
+        with tempfile.TemporaryDirectory(prefix="pyptx-emu-data-") as tmp:
+            shutil.copyfile(source, Path(tmp) / source.name)
+            proc = subprocess.run(
+                [str(nvcc), *flags, source.name, "-o", output],
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+            if proc.returncode != 0:
+                raise SystemExit(f"gen_emu_kernels: nvcc failed on {source}:\n{proc.stderr}")
+            ptx = (Path(tmp) / output).read_text(encoding="utf-8")
+        target = source.parent / output
+        rel = target.relative_to(REPO_ROOT)
+        if target.exists() and target.read_text(encoding="utf-8") == ptx:
+            continue
+        stale.append(rel)
+        if not check:
+            target.write_text(ptx, encoding="utf-8")
+            print(f"wrote {rel}")
+    if check:
+        for rel in stale:
+            print(f"differs: {rel}")
+        print(f"{len(data_commands())} family data files compiled, {len(stale)} differ")
+    return 1 if check and stale else 0
+
+
 def _read_manifest() -> dict[str, Any]:
     if MANIFEST.exists():
         return dict(json.loads(MANIFEST.read_text(encoding="utf-8")))
@@ -272,12 +331,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-triton", action="store_true", help="skip the Triton sources (no triton installed)"
     )
+    parser.add_argument(
+        "--data",
+        action="store_true",
+        help="only the instruction-family data files under tests/data (from their headers)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and regenerate (or check) the kernels."""
     args = build_parser().parse_args(argv)
+    if args.data:
+        return regenerate_data(find_nvcc(args.nvcc), args.check)
     with tempfile.TemporaryDirectory(prefix="pyptx-emu-triton-") as cache_dir:
         _configure_triton(cache_dir)
         kernels = cuda_kernels()

@@ -79,7 +79,7 @@ def test_out_of_bounds_names_the_instruction_thread_and_address() -> None:
     assert err.space == "global"
     assert err.instruction == "ld.global.f32 %f1, [%rd8];"
     assert err.cta == (3, 0, 0) and err.tid == (232, 0, 0)
-    assert "past the end of argument 0 (px)" in str(err)
+    assert "right after the end of argument 0 (px)" in str(err)
     assert f"PTX line {err.line}" in str(err)
 
 
