@@ -11,7 +11,7 @@ from emu_testing import module, ptxas_accepts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyptx.emu import Deadlock, EmuError, Misaligned, _mbar, launch
+from pyptx.emu import DataRace, Deadlock, EmuError, Misaligned, _mbar, launch
 from pyptx.emu._errors import Fault
 
 OUT = (".param .u64 out",)
@@ -519,3 +519,48 @@ def test_the_api_accumulates_repeated_entries() -> None:
     _mbar.complete_tx(m, np.array([0, 0]), np.array([16, 16]))
     assert int(_mbar.phase(m, flat)[0]) == 1
     assert _mbar.mbarrier_flat.__doc__ and _mbar.MAX_COUNT == 2**20 - 1
+
+
+HANDOFF = """
+	.reg .pred %p<4>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<6>;
+	.shared .align 8 .b64 bar;
+	.shared .align 4 .b32 data;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra READY;
+	mbarrier.init.shared.b64 [bar], 1;
+READY:
+	bar.sync 0;
+	setp.ge.u32 %p2, %r1, 32;
+	@%p2 bra CONSUME;
+	@%p1 bra DONE;
+	st.shared.u32 [data], 42;
+	mbarrier.arrive.shared.b64 %rd2, [bar];
+	bra DONE;
+CONSUME:
+WAIT:
+	mbarrier.try_wait.parity.shared.b64 %p3, [bar], 0;
+	@!%p3 bra WAIT;
+	ld.shared.u32 %r2, [data];
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	st.global.u32 [%rd4], %r2;
+DONE:
+	ret;
+"""
+
+
+def test_a_completed_wait_orders_the_producers_stores_for_the_race_checker() -> None:
+    out = np.zeros(64, dtype=np.uint32)
+    launch(_checked(HANDOFF), grid=2, block=64, args=[out], check_races=True)
+    assert (out[32:] == 42).all() and (out[:32] == 0).all()
+
+
+def test_reading_without_the_wait_is_a_race() -> None:
+    racy = HANDOFF.replace("	mbarrier.try_wait.parity.shared.b64 %p3, [bar], 0;\n", "")
+    racy = racy.replace("	@!%p3 bra WAIT;\n", "")
+    with pytest.raises(DataRace, match="wrote it"):
+        launch(_checked(racy), grid=1, block=64, args=[np.zeros(64, np.uint32)], check_races=True)

@@ -188,6 +188,8 @@ class MbarrierWait:
     def release(self, m: Any, lanes: Lanes, ok: bool) -> None:
         """``waitComplete`` is true when the phase completed, false on a time-out."""
         self.write(m, lanes, np.full(lanes.n, ok, dtype=bool))
+        if ok:
+            m.synchronized(m.cta_of[lanes.idx], lanes.idx)
 
     def describe(self, m: Any, lanes: Lanes) -> str:
         """Which phase of which mbarrier the lanes wait for, and its state."""
@@ -224,6 +226,9 @@ def _wait(site: Site) -> Executor:
             _check_token(value, lanes, mnemonic)
             taken = (value.astype(np.uint64) & _LOW32).astype(np.int64)
             done = ((phase - taken) & 0xFFFF_FFFF) != 0
+        if done.any():
+            # A completed wait acquires what the arrivals of the phase released.
+            m.synchronized(m.cta_of[lanes.idx[done]], lanes.idx[done])
         if done.all():
             write(m, lanes, done)
             return None
