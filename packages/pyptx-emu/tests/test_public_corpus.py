@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import signal
-import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,8 +162,9 @@ def test_learn_ptx_matmul(name: str, tile: int, block: tuple[int, int]) -> None:
 # Every entry: runs, or fails with a clear emulator error
 # ----------------------------------------------------------------------------------------
 
-TIME_BUDGET_S = 20.0
-"""Seconds one launch may take; a launch that takes longer fails the test."""
+HANG_GUARD_S = 300.0
+"""Seconds after which a launch counts as hung (the slowest takes about 3 s): a guard
+against an endless loop on synthetic arguments, not a speed check."""
 
 DYNAMIC_SMEM = {8: 160 * 1024, 9: 220 * 1024, 10: 220 * 1024, 12: 96 * 1024}
 """Dynamic shared memory given to kernels that declare an ``.extern .shared`` array, by
@@ -268,12 +268,11 @@ def test_every_entry_runs_or_raises_a_clear_error(rel: str, name: str) -> None:
         + ")"
     )
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, TIME_BUDGET_S)
-    start = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, HANG_GUARD_S)
     try:
         launch(text, name, args=_synthetic_args(kernel, text), **launch_args)
     except _OverBudget:
-        pytest.fail(f"{repro} ran longer than {TIME_BUDGET_S} s")
+        pytest.fail(f"{repro} did not finish within {HANG_GUARD_S} s (hung?)")
     except LaunchError as err:
         assert str(err), repro
     except EmuError as err:
@@ -290,4 +289,3 @@ def test_every_entry_runs_or_raises_a_clear_error(rel: str, name: str) -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    assert time.perf_counter() - start < TIME_BUDGET_S

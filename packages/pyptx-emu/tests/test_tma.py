@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -556,7 +555,6 @@ def test_warp_specialized_pipeline_runs_to_completion(stages: int, ktiles: int, 
         .reshape(clusters * bm, ktiles * bk)
     )
     out = np.zeros((clusters * cs, bm * bk), np.float32)
-    start = time.perf_counter()
     stats = launch(
         text,
         grid=clusters * cs,
@@ -564,7 +562,6 @@ def test_warp_specialized_pipeline_runs_to_completion(stages: int, ktiles: int, 
         cluster=(cs, 1, 1),
         args=[tensor_map(a, box=(bm // cs, bk), swizzle=128), out],
     )
-    assert time.perf_counter() - start < 5
     want = a.reshape(clusters, bm, ktiles, bk).sum(axis=2).reshape(clusters, bm * bk)
     np.testing.assert_array_equal(out, np.repeat(want, cs, axis=0))
     # The waits block: about one wait per k-iteration per warp (3 warps a CTA), never a
