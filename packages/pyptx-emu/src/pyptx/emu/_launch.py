@@ -61,26 +61,23 @@ class _Compiled:
         self.executors: list[Executor] = compile_program(self.program)
 
 
-_compiled: OrderedDict[int, _Compiled] = OrderedDict()
+_compiled: OrderedDict[str | int, _Compiled] = OrderedDict()
+"""Recently launched programs, by PTX text or by the identity of the module object (a
+module is immutable, and the entry keeps it alive, so its id cannot be reused)."""
 
 
 def _compile(ptx: str | Module) -> _Compiled:
-    if isinstance(ptx, str):
-        module = parse(ptx, "<ptx>")
-    elif isinstance(ptx, Module):
-        module = ptx
-    else:
+    if not isinstance(ptx, (str, Module)):
         raise LaunchError(f"launch() takes PTX text or a pyptx.ir.Module, got {type(ptx).__name__}")
-    if isinstance(ptx, Module):
-        found = _compiled.get(id(module))
-        if found is not None and found.module is module:
-            _compiled.move_to_end(id(module))
-            return found
-    compiled = _Compiled(module)
-    if isinstance(ptx, Module):
-        _compiled[id(module)] = compiled
-        while len(_compiled) > _CACHE_SIZE:
-            _compiled.popitem(last=False)
+    key: str | int = ptx if isinstance(ptx, str) else id(ptx)
+    found = _compiled.get(key)
+    if found is not None and (isinstance(ptx, str) or found.module is ptx):
+        _compiled.move_to_end(key)
+        return found
+    compiled = _Compiled(parse(ptx, "<ptx>") if isinstance(ptx, str) else ptx)
+    _compiled[key] = compiled
+    while len(_compiled) > _CACHE_SIZE:
+        _compiled.popitem(last=False)
     return compiled
 
 
