@@ -37,6 +37,14 @@ def module(
     return f"{head}{prelude}.visible .entry {name}(\n\t{plist}\n){directives}\n{{\n{body}\n}}\n"
 
 
+def checked_module(body: str, params: Sequence[str], target: str = "sm_90a", **kwargs: Any) -> str:
+    """:func:`module`, after checking that ptxas assembles it for ``target``."""
+    text = module(body, params=params, target=target, **kwargs)
+    ok, message = ptxas_accepts(text, target)
+    assert ok, message
+    return text
+
+
 def run(
     body: str,
     args: Sequence[Any],

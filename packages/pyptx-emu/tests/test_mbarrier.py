@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from emu_testing import module, ptxas_accepts
+from emu_testing import checked_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,11 +18,7 @@ OUT = (".param .u64 out",)
 
 
 def _checked(body: str, params: tuple[str, ...] = OUT, target: str = "sm_90a", **kw: Any) -> str:
-    """The module text, after checking that ptxas assembles it."""
-    text = module(body, params=params, target=target, **kw)
-    ok, msg = ptxas_accepts(text, target)
-    assert ok, msg
-    return text
+    return checked_module(body, params, target, **kw)
 
 
 HEAD = """

@@ -49,6 +49,7 @@ __all__ = [
     "combine",
     "finish_copies",
     "multicast_targets",
+    "own_cta",
 ]
 
 # --------------------------------------------------------------------------------- groups
@@ -349,7 +350,7 @@ def cp_async_bulk(site: Site) -> Executor:
                 sel = np.flatnonzero(n == k)
                 nb = int(k)
                 flat = _mbar.shared_flat(m, src_space, s[sel], idx[sel], nb, 16, "the source")
-                _own(m, idx[sel], flat, name)
+                own_cta(m, idx[sel], flat, name)
                 data = _read_shared(m, flat, nb)
                 out = data
                 if keep is not None:
@@ -379,10 +380,10 @@ def cp_async_bulk(site: Site) -> Executor:
             nb = int(k)
             flat = _mbar.shared_flat(m, dst_space, d[sel], idx[sel], nb, 16, "the destination")
             if dst_space is Space.SHARED:
-                _own(m, idx[sel], flat, name)
+                own_cta(m, idx[sel], flat, name)
             if from_shared:
                 sflat = _mbar.shared_flat(m, src_space, s[sel], idx[sel], nb, 16, "the source")
-                _own(m, idx[sel], sflat, name)
+                own_cta(m, idx[sel], sflat, name)
                 row = m.mem.shared_row
                 same = flat // row == m.cta_of[idx[sel]]
                 if same.any():
@@ -412,14 +413,18 @@ def cp_async_bulk(site: Site) -> Executor:
     return to_shared
 
 
-def _own(m: Any, lanes: np.ndarray, flat: np.ndarray, what: str) -> None:
-    """Check that ``flat`` lies in each lane's own CTA (``.shared::cta`` operands)."""
+def own_cta(m: Any, lanes: np.ndarray, flat: np.ndarray, what: str) -> None:
+    """Check that ``flat`` lies in each lane's own CTA (``.shared::cta`` operands).
+
+    Raises:
+        Fault: an operand in another CTA's shared memory.
+    """
     wrong = flat // m.mem.shared_row != m.cta_of[lanes]
     if wrong.any():
         i = int(np.argmax(wrong))
         raise Fault(
             EmuError,
-            f"{what}: a .shared::cta address must be in the executing CTA, but it names"
+            f"{what}: a .shared::cta operand must be in the executing CTA, but it names"
             f" {_mbar.where(m, int(flat[i]))}",
             lane=int(lanes[i]),
         )
@@ -625,7 +630,7 @@ def cp_reduce_async_bulk(site: Site) -> Executor:
             nb = int(k)
             count = nb // esize
             sflat = _mbar.shared_flat(m, src_space, s[sel], idx[sel], nb, 16, "the source")
-            _own(m, idx[sel], sflat, name)
+            own_cta(m, idx[sel], sflat, name)
             data = _read_shared(m, sflat, nb)
             elems = np.ascontiguousarray(data).view(_uint(ty)).reshape(-1)
             steps = np.arange(count, dtype=np.int64) * esize
@@ -758,7 +763,7 @@ def st_bulk(site: Site) -> Executor:
                 continue
             sel = np.flatnonzero(n == k)
             flat = _mbar.shared_flat(m, space, a[sel], idx[sel], int(k), 1, "st.bulk's region")
-            _own(m, idx[sel], flat, site.mnemonic)
+            own_cta(m, idx[sel], flat, site.mnemonic)
             _write_shared(m, flat, np.zeros((sel.size, int(k)), dtype=np.uint8))
         m.touch()
 

@@ -73,7 +73,7 @@ from .._tensor_map import (
     encode_inline,
 )
 from .._warp import converged
-from .async_copy import bulk_issued, multicast_targets, reduce_global
+from .async_copy import bulk_issued, multicast_targets, own_cta, reduce_global
 
 __all__ = ["SEMANTICS"]
 
@@ -298,7 +298,7 @@ def _load(site: Site) -> Executor:
             g = _geometry(m, desc)
             base = _mbar.shared_flat(m, space, d[sel], who, g.nbytes, _BOX_ALIGN, "a TMA box")
             if space is Space.SHARED:
-                _own_cta(m, who, base, name)
+                own_cta(m, who, base, name)
             inside, addr = g.locate(corner[sel])
             data = np.broadcast_to(_fill(desc), (who.size, g.elements, g.esize)).copy()
             if inside.any():
@@ -354,18 +354,6 @@ def _check_mbar(
         )
 
 
-def _own_cta(m: Any, who: np.ndarray, flat: np.ndarray, name: str) -> None:
-    wrong = flat // m.mem.shared_row != m.cta_of[who]
-    if wrong.any():
-        i = int(np.argmax(wrong))
-        raise Fault(
-            EmuError,
-            f"{name}: a .shared::cta box must be in the executing CTA, but it is at"
-            f" {_mbar.where(m, int(flat[i]))}",
-            lane=int(who[i]),
-        )
-
-
 def tensor_reduce(site: Site) -> Executor:
     """``cp.reduce.async.bulk.tensor.{add,min,...}``: reduce a box into global memory."""
     _mode(site)
@@ -404,7 +392,7 @@ def _store(site: Site, op: str | None) -> Executor:
             base = _mbar.shared_flat(
                 m, Space.SHARED, s[sel], who, g.nbytes, _BOX_ALIGN, "a TMA box"
             )
-            _own_cta(m, who, base, name)
+            own_cta(m, who, base, name)
             data = m.mem.shared[g.positions(m, base)].reshape(who.size, g.elements, g.esize)
             inside, addr = g.locate(corner[sel])
             if inside.any():
