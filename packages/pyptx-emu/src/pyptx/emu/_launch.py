@@ -147,13 +147,10 @@ def launch(
             param_buffer,
             const,
             ctas=int(wave.ctaid.shape[0]),
-            shared_size=program.dynamic_base + config.dynamic_smem
-            if config.dynamic_smem
-            else program.shared_static,
-            lanes=int(wave.ctaid.shape[0]) * (-(-config.threads // 32) * 32),
+            shared_size=config.shared_bytes,
+            padded=config.padded,
             local_size=program.local_size,
             frame_size=program.frame_size,
-            cta_of=np.repeat(np.arange(wave.ctaid.shape[0]), -(-config.threads // 32) * 32),
             cluster_first=wave.cluster_first,
             cluster_size=config.cluster_size,
         )
@@ -220,7 +217,7 @@ def _config(
             f"the kernel needs {total} bytes of shared memory per CTA ({program.shared_static}"
             f" static + {int(smem)} dynamic); {program.target or 'the GPU'} has {limit}"
         )
-    return LaunchConfig(g, b, c, int(smem), check_races)
+    return LaunchConfig(g, b, c, int(smem), total, check_races)
 
 
 def _generation(target: str | None) -> int:
@@ -253,7 +250,7 @@ def _waves(config: LaunchConfig) -> list[Wave]:
                     x, y, z = r % cx, (r // cx) % cy, r // (cx * cy)
                     coords.append((kx * cx + x, ky * cy + y, kz * cz + z))
                     ranks.append(r)
-    padded = -(-config.threads // 32) * 32
+    padded = config.padded
     per_wave = max(size, WAVE_THREADS // padded // size * size)
     waves = []
     for start in range(0, len(coords), per_wave):

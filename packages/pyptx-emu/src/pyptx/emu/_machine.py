@@ -93,6 +93,7 @@ class LaunchConfig:
         block: threads per CTA per dimension.
         cluster: CTAs per cluster per dimension.
         dynamic_smem: bytes of dynamic shared memory per CTA.
+        shared_bytes: bytes of shared memory per CTA in all (static + dynamic).
         check_races: whether to run the shared-memory race checker.
     """
 
@@ -100,12 +101,18 @@ class LaunchConfig:
     block: Dim3
     cluster: Dim3
     dynamic_smem: int
+    shared_bytes: int
     check_races: bool
 
     @property
     def threads(self) -> int:
         """Threads per CTA."""
         return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def padded(self) -> int:
+        """Threads per CTA rounded up to whole warps: the wave lanes each CTA takes."""
+        return -(-self.threads // WARP) * WARP
 
     @property
     def cluster_size(self) -> int:
@@ -159,7 +166,6 @@ class Machine:
         tid: each lane's ``%tid`` as an ``(n, 3)`` array.
         tid_linear: each lane's linear thread index in its CTA.
         laneid: each lane's ``%laneid``.
-        warp_of: each lane's warp index within the wave.
         exited: lanes that have exited (padding lanes start exited).
         ext: per-wave state of instruction families (mbarriers, async groups, ...).
         epoch: counts changes of memory or synchronization state (see :meth:`touch`).
@@ -182,18 +188,17 @@ class Machine:
         self.wave = wave
         self.mem = mem
         threads = config.threads
-        self.padded = -(-threads // WARP) * WARP
+        self.padded = config.padded
         ctas = int(wave.ctaid.shape[0])
         self.ctas = ctas
         self.n = n = ctas * self.padded
         lane = np.arange(n, dtype=np.int64)
-        self.cta_of = lane // self.padded
+        self.cta_of = mem.cta_of
         self.tid_linear = lane % self.padded
         bx, by, _ = config.block
         t = self.tid_linear
         self.tid = np.stack([t % bx, (t // bx) % by, t // (bx * by)], axis=1).astype(np.uint32)
         self.laneid = (lane % WARP).astype(np.uint32)
-        self.warp_of = lane // WARP
         self.exited = self.tid_linear >= threads
         self.regs: list[np.ndarray] = []
         self.init: list[np.ndarray | None] = []

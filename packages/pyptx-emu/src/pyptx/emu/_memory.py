@@ -134,10 +134,9 @@ class Memory:
         const: the module's ``.const`` bytes.
         ctas: how many CTAs the wave holds.
         shared_size: bytes of shared memory per CTA (static + dynamic).
-        lanes: threads in the wave (padded to whole warps).
+        padded: threads per CTA, padded to whole warps (lane ``i`` is in CTA ``i // padded``).
         local_size: bytes of local memory per thread.
         frame_size: bytes of call frames per thread.
-        cta_of: each lane's CTA index within the wave.
         cluster_first: for each CTA of the wave, the wave index of its cluster's first CTA.
         cluster_size: CTAs per cluster.
     """
@@ -150,16 +149,16 @@ class Memory:
         *,
         ctas: int,
         shared_size: int,
-        lanes: int,
+        padded: int,
         local_size: int,
         frame_size: int,
-        cta_of: np.ndarray,
         cluster_first: np.ndarray,
         cluster_size: int,
     ) -> None:
         self.segments = segments
         self.bases = np.array([s.base for s in segments], dtype=np.uint64)
         self.ends = np.array([s.end for s in segments], dtype=np.uint64)
+        lanes = ctas * padded
         self.param_buffer = param_buffer
         self.const = const
         self.shared_size = shared_size
@@ -171,7 +170,8 @@ class Memory:
         self.frame_row = max(8, (frame_size + 7) // 8 * 8)
         self.frame_size = frame_size
         self.frames = np.zeros(lanes * self.frame_row, dtype=np.uint8)
-        self.cta_of = cta_of
+        self.cta_of = np.arange(lanes, dtype=np.int64) // padded
+        """Each lane's CTA index within the wave."""
         self.cluster_first = cluster_first
         self.cluster_size = cluster_size
         self.on_shared: Callable[[np.ndarray, np.ndarray, int, str], None] | None = None
@@ -463,10 +463,6 @@ class Memory:
             ),
         )
         return [(self.const, offset, slice(None), Space.CONST)]
-
-    def shared_rows(self) -> np.ndarray:
-        """Shared memory as an ``(ctas, bytes)`` view, one row per CTA of the wave."""
-        return self.shared.reshape(-1, self.shared_row)[:, : self.shared_size]
 
 
 def _refuse(

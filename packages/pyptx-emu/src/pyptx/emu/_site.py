@@ -41,7 +41,7 @@ from pyptx.ir import (
 )
 from pyptx.ir.isa import Match
 
-from ._errors import Fault, LaunchError, NotEmulated
+from ._errors import NotEmulated
 from ._lanes import Lanes
 from ._memory import GLOBAL_BASE, WINDOW_SHIFT, WINDOWS, Space
 from ._program import Program, Reg, Statement, Var
@@ -597,13 +597,3 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "&&": lambda a, b: int(bool(a) and bool(b)),
     "||": lambda a, b: int(bool(a) or bool(b)),
 }
-
-
-def fault(kind: type, detail: str, lanes: Lanes, first: int = 0, **where: Any) -> Fault:
-    """A :class:`Fault` at lane ``lanes.idx[first]``."""
-    return Fault(kind, detail, lane=int(lanes.idx[first]), **where)
-
-
-def launch_error(detail: str) -> LaunchError:
-    """A :class:`LaunchError` with ``detail``."""
-    return LaunchError(detail)
