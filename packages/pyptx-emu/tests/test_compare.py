@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from float_harness import UINT, assembles, bit_patterns, flush, launch_op, operands, values
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_floating import _UINT, assembles, bit_patterns, flush, launch_op, operands, values
 
 FLOAT_CMP: dict[str, Callable[[float, float], bool]] = {
     "eq": operator.eq,
@@ -169,9 +169,9 @@ INT_CMP = {
 def test_setp_on_integers(ty: str, cmps: list[str]) -> None:
     width = int(ty[1:])
     rng = np.random.default_rng(width)
-    a = rng.integers(0, 1 << width, 96, dtype=np.uint64, endpoint=False).astype(_UINT[width])
+    a = rng.integers(0, 1 << width, 96, dtype=np.uint64, endpoint=False).astype(UINT[width])
     b = np.where(rng.integers(0, 3, 96) == 0, a, rng.integers(0, 1 << width, 96, dtype=np.uint64))
-    b = b.astype(_UINT[width])
+    b = b.astype(UINT[width])
     signed = ty[0] == "s"
 
     def value(v: int) -> int:
@@ -210,10 +210,10 @@ def test_set_writes_one_or_all_ones(dtype: str, stype: str, cmp: str) -> None:
              strict=True)]  # fmt: skip
     else:
         width = int(stype[1:])
-        a = rng.integers(0, 1 << 16, 96).astype(_UINT[width])
-        b = rng.integers(0, 1 << 16, 96).astype(_UINT[width])
+        a = rng.integers(0, 1 << 16, 96).astype(UINT[width])
+        b = rng.integers(0, 1 << 16, 96).astype(UINT[width])
         if stype[0] == "s":
-            a, b = a ^ _UINT[width](1 << (width - 1)), b
+            a, b = a ^ UINT[width](1 << (width - 1)), b
         signed = stype[0] == "s"
 
         def value(v: int) -> int:
@@ -259,8 +259,8 @@ def test_selp_copies_bits(ty: str) -> None:
     if ty[0] == "f":
         a, b = operands(ty, 64, rng, 2)
     else:
-        a = rng.integers(0, 1 << 16, 64).astype(_UINT[width])
-        b = rng.integers(0, 1 << 16, 64).astype(_UINT[width])
+        a = rng.integers(0, 1 << 16, 64).astype(UINT[width])
+        b = rng.integers(0, 1 << 16, 64).astype(UINT[width])
     c = rng.integers(0, 2, 64).astype(bool)
     got = launch_op(f"selp.{ty} {{d}}, {{a}}, {{b}}, {{c}};", {"a": a, "b": b}, {"d": width},
                     preds_in={"c": c})["d"]  # fmt: skip

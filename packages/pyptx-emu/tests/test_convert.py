@@ -15,11 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_floating import (
-    _CANONICAL,
-    _UINT,
+from float_harness import (
+    CANONICAL,
+    UINT,
     assembles,
     bit_patterns,
     check,
@@ -29,7 +27,9 @@ from test_floating import (
     to_bits,
     values,
 )
-from test_numeric import E2M1, E2M3, E3M2, ref
+from float_reference import E2M1, E2M3, E3M2, ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyptx.emu import NotEmulated, launch
 
@@ -101,7 +101,7 @@ def _ints(ty: str, n: int, rng: np.random.Generator) -> np.ndarray:
     special = np.array([int(v) & ((1 << 64) - 1) for v in extremes[pick]], dtype=np.uint64)
     out = np.where(rng.integers(0, 2, n) == 0, special, raw)
     return (out & np.uint64((1 << reg) - 1 if reg < 64 else 0xFFFF_FFFF_FFFF_FFFF)).astype(
-        _UINT[reg]
+        UINT[reg]
     )
 
 
@@ -185,7 +185,7 @@ def to_float_bits(xs: np.ndarray, fmt: str) -> np.ndarray:
             )
         width = _width(fmt)
         return np.asarray(xs, dtype={16: np.float16, 32: np.float32, 64: np.float64}[width]).view(
-            _UINT[width]
+            UINT[width]
         )
 
 
@@ -246,7 +246,7 @@ def float_ref(
             return 0
         if dtype == "f64":  # the payload stays (made quiet)
             return int(np.array([x]).view(np.uint64)[0]) | (1 << 51)
-        return _CANONICAL[dtype]
+        return CANONICAL[dtype]
     top = float(_max(dtype))
     if satfinite and abs(x) > top:
         x = math.copysign(top, x)
@@ -344,7 +344,7 @@ def test_rounding_to_an_integral_value_in_the_same_format(fmt: str, mode: str) -
             x = flush(x, fmt)
         if math.isnan(x):
             w = (int(np.array([x]).view(np.uint64)[0]) | 1 << 51) if fmt == "f64" else None
-            want.append(w if w is not None else _CANONICAL[fmt])
+            want.append(w if w is not None else CANONICAL[fmt])
         elif math.isinf(x):
             want.append(to_bits(x, fmt))
         else:

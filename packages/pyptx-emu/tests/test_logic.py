@@ -15,7 +15,7 @@ import pytest
 from emu_testing import ptxas_accepts
 from hypothesis import given
 from hypothesis import strategies as st
-from test_integer import BYTES, PROPERTY, Case, check, execute, inputs_for, kernel, sx
+from int_harness import BYTES, PROPERTY, Case, check, execute, inputs_for, kernel, sx
 
 from pyptx.emu import EmuError, launch
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from float_reference import E2M1, E2M3, E3M2, MODES, ref, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,56 +41,7 @@ from pyptx.emu._numeric import (
 )
 from pyptx.ir import PtxType
 
-MODES = ["rn", "rz", "rm", "rp"]
-
-# ------------------------------------------------------------------ an exact reference rounding
-
-
-def ref_round(x: Fraction, precision: int, emin: int, emax: int, mode: str) -> float:
-    """``x`` rounded to a binary format with ``precision`` significant bits (exact rationals).
-
-    Returns a float (exact for every format narrower than float64), +-inf on overflow.
-    """
-    if x == 0:
-        return 0.0
-    negative = x < 0
-    a = -x if negative else x
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    quantum = Fraction(2) ** (max(e, emin) - (precision - 1))
-    n = math.floor(a / quantum)
-    rest = a / quantum - n
-    if rest != 0:
-        away = {
-            "rn": rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1),
-            "rna": rest >= Fraction(1, 2),
-            "rz": False,
-            "rp": not negative,
-            "rm": negative,
-        }[mode]
-        n += away
-    value = n * quantum
-    top = (2 - Fraction(2) ** (1 - precision)) * Fraction(2) ** emax
-    if value > top:
-        to_inf = mode in ("rn", "rna") or (mode == "rp" and not negative)
-        to_inf = to_inf or (mode == "rm" and negative)
-        out = math.inf if to_inf else float(top)
-    else:
-        out = float(value)
-    return -out if negative else out
-
-
-_PARAMS = {"f64": (53, -1022, 1023), "f32": (24, -126, 127), "f16": (11, -14, 15)}
-_PARAMS.update({"bf16": (8, -126, 127), "tf32": (11, -126, 127)})
 _FMT = {"f64": F64, "f32": F32, "f16": F16, "bf16": BF16, "tf32": TF32}
-
-
-def ref(x: Fraction, fmt: str, mode: str) -> float:
-    """:func:`ref_round` for a named format."""
-    return ref_round(x, *_PARAMS[fmt], mode)
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
@@ -100,20 +52,7 @@ def test_the_reference_agrees_with_numpy_round_to_nearest(x: float) -> None:
         assert ref(Fraction(x), "f16", "rn") == float(np.float16(x))
 
 
-def same(a: float, b: float) -> bool:
-    """Equal, including the sign of zero (and NaN == NaN)."""
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return a == b and math.copysign(1, a) == math.copysign(1, b)
-
-
 # ------------------------------------------------------------------ small formats by definition
-
-E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
-E2M3 = [i / 8 for i in range(8)] + [(8 + i) / 8 * 2**e for e in range(3) for i in range(8)]
-E3M2 = [i / 4 * 2**-2 for i in range(4)] + [
-    (4 + i) / 4 * 2**e for e in range(-2, 5) for i in range(4)
-]
 
 
 def test_e2m1_codes_are_the_eight_magnitudes_and_their_negatives() -> None:

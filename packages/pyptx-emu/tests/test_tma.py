@@ -10,7 +10,7 @@ import pytest
 from emu_testing import checked_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_async_copy import _ref_float, _ref_int
+from reduce_reference import ref_float, ref_int
 
 from pyptx.emu import (
     Deadlock,
@@ -385,9 +385,9 @@ def test_tensor_reductions_combine_in_bounds_elements(op: str, ty: str) -> None:
         for c in range(cols):
             a, b = int(dst[3 + r, c]), int(src[r, c])
             if ty in ("f32", "f16", "bf16"):
-                want[3 + r, c] = _ref_float(op, ty, a, b, ftz=False)
+                want[3 + r, c] = ref_float(op, ty, a, b, ftz=False)
             else:
-                want[3 + r, c] = _ref_int(
+                want[3 + r, c] = ref_int(
                     op, ty if op not in ("and", "or", "xor") else "b" + ty[1:], a, b
                 )
     np.testing.assert_array_equal(array.view(unsigned), want.astype(unsigned))
