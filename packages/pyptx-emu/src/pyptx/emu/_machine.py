@@ -169,7 +169,6 @@ class Machine:
         exited: lanes that have exited (padding lanes start exited).
         ext: per-wave state of instruction families (mbarriers, async groups, ...).
         epoch: counts changes of memory or synchronization state (see :meth:`touch`).
-        clock: warp instructions executed so far (``%clock``).
     """
 
     def __init__(
@@ -210,7 +209,6 @@ class Machine:
         self.ext: dict[str, Any] = {}
         self.tensor_maps: tuple[Any, ...] = ()
         self.epoch = 0
-        self.clock = 0
         self.depth = np.zeros(n, dtype=np.int64)
         self.stack = np.zeros((n, 0), dtype=np.int64)
         self.group: Group | None = None
@@ -226,6 +224,11 @@ class Machine:
         """Called by :meth:`synchronized` (the race checker listens)."""
 
     # ----------------------------------------------------------------- state helpers
+
+    @property
+    def clock(self) -> int:
+        """Warp instructions executed so far in this wave (``%clock``, ``%globaltimer``)."""
+        return sum(self.counts)
 
     def touch(self) -> None:
         """Record a change of memory or synchronization state (ends spin-loop suspicion)."""
@@ -495,44 +498,30 @@ class Machine:
             g.pc = pc
         except Fault as fault:
             self._moves = []
-            raise self._error(fault, pc, lanes) from None
+            raise self._located(fault, pc, lanes) from None
         except EmuError as err:
             self._moves = []
             if err.instruction is None:
-                raise self._locate(err, pc, lanes) from None
+                raise self._located(err, pc, lanes) from None
             raise
-        finally:
-            self.clock = sum(counts)
 
-    def _error(self, fault: Fault, pc: int, lanes: Lanes) -> EmuError:
+    def _located(self, err: Fault | EmuError, pc: int, lanes: Lanes) -> EmuError:
+        """The public error for ``err`` at the instruction ``pc``, with its line and thread."""
         stmt = self.program.code[pc]
-        lane = fault.lane if fault.lane is not None else int(lanes.idx[0])
-        cta, tid = self.cta_coords(lane)
-        return fault.kind(
-            fault.detail,
-            instruction=_text(stmt.insn),
-            line=stmt.line,
-            cta=cta,
-            tid=tid,
-            address=fault.address,
-            space=fault.space,
-        )
-
-    def _locate(self, err: EmuError, pc: int, lanes: Lanes) -> EmuError:
-        stmt = self.program.code[pc]
-        cta, tid = self.cta_coords(int(lanes.idx[0]))
-        cls = type(err)
-        if isinstance(err, Deadlock):
-            return Deadlock(err.detail, err.waiting, instruction=_text(stmt.insn), line=stmt.line)
-        return cls(
-            err.detail,
-            instruction=_text(stmt.insn),
-            line=stmt.line,
-            cta=cta,
-            tid=tid,
-            address=err.address,
-            space=err.space,
-        )
+        lane = getattr(err, "lane", None)
+        cta, tid = self.cta_coords(lane if lane is not None else int(lanes.idx[0]))
+        kind = err.kind if isinstance(err, Fault) else type(err)
+        where = {
+            "instruction": _text(stmt.insn),
+            "line": stmt.line,
+            "cta": cta,
+            "tid": tid,
+            "address": err.address,
+            "space": err.space,
+        }
+        if issubclass(kind, Deadlock):
+            return Deadlock(err.detail, getattr(err, "waiting", ()), **where)
+        return kind(err.detail, **where)  # type: ignore[arg-type]
 
 
 def _pc(g: Group) -> int:
