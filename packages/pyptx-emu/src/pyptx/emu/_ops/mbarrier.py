@@ -117,26 +117,23 @@ def inval(site: Site) -> Executor:
     return run
 
 
-def expect_tx(site: Site) -> Executor:
-    """``mbarrier.expect_tx [addr], txCount`` (shared::cta, shared::cluster or generic)."""
-    flat = _flat_reader(site)
-    count = site.src("txCount", PtxType.U32)
+def _tx(apply: Callable[..., None]) -> Callable[[Site], Executor]:
+    """``mbarrier.expect_tx`` / ``complete_tx [addr], txCount``: ``apply`` the byte count."""
 
-    def run(m: Any, lanes: Lanes) -> Any:
-        _mbar.expect_tx(m, flat(m, lanes), count(m, lanes).astype(np.int64), lanes=lanes.idx)
+    def factory(site: Site) -> Executor:
+        flat = _flat_reader(site)
+        count = site.src("txCount", PtxType.U32)
 
-    return run
+        def run(m: Any, lanes: Lanes) -> Any:
+            apply(m, flat(m, lanes), count(m, lanes).astype(np.int64), lanes=lanes.idx)
+
+        return run
+
+    return factory
 
 
-def complete_tx(site: Site) -> Executor:
-    """``mbarrier.complete_tx [addr], txCount``."""
-    flat = _flat_reader(site)
-    count = site.src("txCount", PtxType.U32)
-
-    def run(m: Any, lanes: Lanes) -> Any:
-        _mbar.complete_tx(m, flat(m, lanes), count(m, lanes).astype(np.int64), lanes=lanes.idx)
-
-    return run
+expect_tx = _tx(_mbar.expect_tx)
+complete_tx = _tx(_mbar.complete_tx)
 
 
 def _arrive(drop: bool) -> Callable[[Site], Executor]:
