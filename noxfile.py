@@ -45,6 +45,10 @@ PACKAGES_NEEDING_PTXAS = frozenset(
 )
 # nvdisasm, for Kernel.sass() (its test skips without it).
 NVDISASM_WHEEL = "nvidia-cuda-nvdisasm==13.5.*"
+# The frameworks pyptx-runtime's extras bring, for its tests and the cross-package tests.
+# torch is pinned to the CPU build (an unpinned torch resolves to a multi-GB CUDA build).
+FRAMEWORKS = ("torch==2.13.0", "jax>=0.6")
+PACKAGES_NEEDING_FRAMEWORKS = frozenset({"pyptx-runtime", "pyptx-kernels"})
 
 RUFF = "ruff>=0.17,<0.18"
 MYPY = "mypy>=2.4,<2.5"
@@ -86,16 +90,19 @@ def _with_siblings(package: str) -> list[str]:
     return [name for name in PACKAGES if name in needed]
 
 
-def _install_local(session: nox.Session, packages: Iterable[str], *, deps: bool = True) -> None:
+def _install_local(
+    session: nox.Session, packages: Iterable[str], *, deps: bool = True, pins: Iterable[str] = ()
+) -> None:
     """Installs local packages editable, in one resolver run.
 
     Passing all of them to one `pip install` makes the resolver satisfy the sibling
-    requirements (``pyptx-ir>=0.1,<0.2``...) from packages/, never from an index.
+    requirements (``pyptx-ir>=0.1,<0.2``...) from packages/, never from an index; ``pins``
+    (exact versions of third-party dependencies, such as the ptxas wheel) join the same run.
     """
     args = [arg for name in packages for arg in ("-e", str(PACKAGES_DIR / name))]
     if not deps:
         args.insert(0, "--no-deps")
-    session.install(*args)
+    session.install(*args, *pins)
 
 
 def _test_dirs() -> list[str]:
@@ -107,7 +114,9 @@ def _test_dirs() -> list[str]:
 @nox.parametrize("package", PACKAGES, ids=[name.removeprefix("pyptx-") for name in PACKAGES])
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests with only that package and what it declares installed."""
-    _install_local(session, _with_siblings(package))
+    needed = _with_siblings(package)
+    pins = (PTXAS_WHEEL, *FRAMEWORKS) if package in PACKAGES_NEEDING_FRAMEWORKS else ()
+    _install_local(session, needed, pins=pins)
     session.install(*TEST_TOOLS)
     if package in PACKAGES_NEEDING_PTXAS:
         session.install("--no-deps", PTXAS_WHEEL)
@@ -119,9 +128,8 @@ def tests(session: nox.Session, package: str) -> None:
 @nox.session
 def integration(session: nox.Session) -> None:
     """Run the cross-package tests in tests/ (install matrix included) on all six packages."""
-    _install_local(session, PACKAGES)
+    _install_local(session, PACKAGES, pins=(PTXAS_WHEEL, *FRAMEWORKS))
     session.install(*TEST_TOOLS)
-    session.install("--no-deps", PTXAS_WHEEL)
     session.run("pytest", "tests", "-m", "not gpu", *session.posargs)
 
 

@@ -1,14 +1,14 @@
-"""Run a traced pyptx kernel in the emulator: the launch a runtime would do, on numpy arrays.
+"""Call the example kernels through pyptx.runtime, from torch CPU tensors and under jax.jit.
 
-The DSL and the emulator never import each other, so this glue lives with the cross-package
-tests: it traces the kernel at the given dims, turns its grid into numbers, wraps TMA tiles
-into emulator tensor maps and passes everything else through.
+On a machine without a GPU the runtime runs them in the emulator (pyptx-emu), which is what
+these helpers exercise: the same call a user makes, with numpy arrays in and out for the
+reference comparisons.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import inspect
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 
 from pyptx.dsl.kernel import Kernel
-from pyptx.emu import LaunchStats, launch, tensor_map
-from pyptx.ir import Linkage, StateSpace, VariableDecl
+from pyptx.dsl.tile import Tile
+
+CHECK_RACES_ENV = "PYPTX_EMU_CHECK_RACES"
+
+FRONTENDS = ("torch", "jax")
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "dsl"
 
@@ -35,61 +38,73 @@ def load_example(name: str) -> tuple[ModuleType, Kernel]:
     return module, kernels[0]
 
 
-def _numbers(spec: Any, dims: dict[str, int]) -> tuple[int, ...]:
-    if callable(spec):
-        names = inspect.signature(spec).parameters
-        spec = spec(**{n: dims[n] for n in names})
-    return tuple(int(v) for v in spec)
+# Element types whose numpy test data are their bits: (bits dtype, torch/JAX dtype name).
+_AS_BITS = {"bf16": (np.uint16, "bfloat16"), "e4m3": (np.uint8, "float8_e4m3fn")}
 
 
-def _dynamic_smem(module: Any) -> bool:
-    return any(
-        isinstance(s, VariableDecl)
-        and s.state_space is StateSpace.SHARED
-        and Linkage.EXTERN in s.linkage
-        for s in module.statements
-    )
+def _framework_array(frontend: str, array: np.ndarray, tile: Tile) -> Any:
+    """``array`` as a torch CPU tensor or JAX array (bf16/e4m3 bits reinterpreted)."""
+    bits = _AS_BITS.get(tile.dtype.value)
+    if frontend == "torch":
+        import torch
+
+        if bits is None:
+            return torch.from_numpy(array.copy())
+        carrier = torch.int16 if array.itemsize == 2 else torch.uint8
+        raw = array.view(np.int16) if array.itemsize == 2 else array
+        return torch.from_numpy(raw.copy()).view(carrier).view(getattr(torch, bits[1]))
+    import jax.numpy as jnp
+    import ml_dtypes
+
+    if bits is None:
+        return jnp.asarray(array)
+    return jnp.asarray(array.view(getattr(ml_dtypes, bits[1])))
 
 
-def run_kernel(
+def _bits(value: Any) -> np.ndarray:
+    """A result as numpy (bf16 and fp8 as their bits, like the inputs)."""
+    if type(value).__module__.startswith("torch"):
+        import torch
+
+        if value.dtype == torch.bfloat16:
+            return value.view(torch.int16).numpy().view(np.uint16)
+        if "float8" in str(value.dtype):
+            return value.view(torch.uint8).numpy()
+        return value.numpy()
+    array = np.asarray(value)
+    if array.dtype.name in ("bfloat16", "float8_e4m3fn"):
+        return array.view(f"u{array.itemsize}").copy()
+    return array.copy()
+
+
+def call(
+    frontend: str,
     kernel: Kernel,
-    tensors: Sequence[np.ndarray],
+    inputs: Sequence[np.ndarray],
     scalars: Sequence[Any] = (),
-    *,
-    dims: dict[str, int] | None = None,
-    template: dict[str, Any] | None = None,
-    check_races: bool = True,
-) -> LaunchStats:
-    """Trace ``kernel`` at ``dims`` and run it in the emulator on ``tensors`` (in place).
+    **keywords: Any,
+) -> list[np.ndarray]:
+    """Call ``kernel`` through pyptx.runtime from torch CPU tensors or under ``jax.jit``.
 
-    Tensors are passed in ``in_specs + out_specs`` order (bf16 as ``uint16``, e4m3 as
-    ``uint8`` bits), then ``scalars`` for the kernel's ``raw_params``.
+    ``inputs`` are numpy arrays in ``in_specs`` order (bf16/e4m3 as their bits); returns the
+    results (outputs, then mutated inputs) as numpy arrays, bf16/e4m3 again as bits. The
+    runtime runs the kernel in the emulator, with the shared-memory race checker on.
     """
-    dims = dict(dims or {})
-    module = kernel.module(**dims, **(template or {}))
-    specs = kernel.in_specs + kernel.out_specs
-    args: list[Any] = []
-    for tile, array in zip(specs, tensors, strict=True):
-        if tile.layout.is_tma:
-            box = tuple(dims.get(b, b) if isinstance(b, str) else b for b in tile.tma_box or ())
-            args.append(
-                tensor_map(
-                    array, box=box, swizzle=tile.layout.swizzle_bytes, dtype=tile.dtype.value
-                )
-            )
+    arrays = [
+        _framework_array(frontend, a, t) for a, t in zip(inputs, kernel.in_specs, strict=True)
+    ]
+    os.environ[CHECK_RACES_ENV] = "1"
+    try:
+        if frontend == "torch":
+            result = kernel(*arrays, *scalars, **keywords)
         else:
-            args.append(array)
-    args.extend(scalars)
-    return launch(
-        module,
-        kernel.name,
-        grid=_numbers(kernel.grid, dims),
-        block=_numbers(kernel.block, dims),
-        cluster=tuple(kernel.cluster),
-        smem=kernel.smem_bytes if _dynamic_smem(module) else 0,
-        args=args,
-        check_races=check_races,
-    )
+            import jax
+
+            result = jax.jit(lambda *xs: kernel(*xs, *scalars, **keywords))(*arrays)
+    finally:
+        del os.environ[CHECK_RACES_ENV]
+    results = result if isinstance(result, tuple) else (result,)
+    return [_bits(r) for r in results]
 
 
 def bf16_bits(values: np.ndarray) -> np.ndarray:

@@ -83,7 +83,21 @@ def test_emu_never_imports_runtime_kernels_or_frameworks() -> None:
     assert _roots(imported) & set(FRAMEWORKS) == set()
 
 
+# Runtime modules that exist to bind one framework and import it at module level. The runtime
+# imports each only once an array of that framework is passed to a kernel.
+FRAMEWORK_BINDINGS = {"pyptx.runtime._torch": "torch"}
+
+
 @pytest.mark.parametrize("package", ["pyptx.runtime", "pyptx.kernels"])
 def test_runtime_and_kernels_import_no_framework_eagerly(package: str) -> None:
     """torch and jax are optional extras; the CUDA bindings load on first use."""
-    assert _roots(_imported_by(package)) & set(FRAMEWORKS) == set()
+    imported = _imported_by(package, skip=tuple(FRAMEWORK_BINDINGS))
+    assert _roots(imported) & set(FRAMEWORKS) == set()
+
+
+@pytest.mark.parametrize(("module", "framework"), sorted(FRAMEWORK_BINDINGS.items()))
+def test_a_framework_binding_imports_only_its_framework(module: str, framework: str) -> None:
+    pytest.importorskip(framework)
+    roots = _roots(_imported_by(module))
+    assert framework in roots
+    assert roots & {"jax", "jaxlib", "tensorflow", "cupy"} - {framework} == set()

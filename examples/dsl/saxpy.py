@@ -7,7 +7,8 @@ does not grow with ``n``. Because the start (the thread's global index) and the 
 are registers, the loop is guarded and may run zero times.
 
 The scalars ``a`` and ``n`` are plain ``.param`` values (``raw_params``), read with
-``ld.param``.
+``ld.param``. ``y`` is read and written in place, so it is an input that the kernel declares
+in ``mutates``: ``saxpy(x, y, 2.0, n)`` updates ``y`` (a new array under JAX) and returns it.
 """
 
 from pyptx import Tile, kernel, ptx, reg
@@ -18,8 +19,8 @@ BLOCK = 256
 
 
 @kernel(
-    in_specs=(Tile("N", f32),),
-    out_specs=(Tile("N", f32),),
+    in_specs=(Tile("N", f32), Tile("N", f32)),
+    mutates=("y",),
     raw_params=[("f32", "a"), ("u32", "n")],
     grid=(GRID, 1, 1),
     block=(BLOCK, 1, 1),

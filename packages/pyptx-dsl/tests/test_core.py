@@ -315,17 +315,83 @@ def test_arch_validation() -> None:
         kernel(arch="sm_91")(lambda: None).ptx()
 
 
-def test_auto_arch_without_gpu_is_a_clear_error(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_auto_arch_without_runtime_is_a_clear_error(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pyptx.dsl.kernel as kernel_module
+
     monkeypatch.delenv("PYPTX_ARCH", raising=False)
+    monkeypatch.setattr(kernel_module, "runtime_attribute", lambda name: None)
 
     @kernel(arch="auto")
     def k() -> None:
         pass
 
-    with pytest.raises(PtxDslError, match="arch='auto' needs a visible NVIDIA GPU"):
+    with pytest.raises(PtxDslError, match=r"arch='auto' .* needs pyptx-runtime"):
         k.ptx()
     monkeypatch.setenv("PYPTX_ARCH", "sm_80")
     assert ".target sm_80" in k.ptx()
+
+
+def test_auto_arch_asks_the_runtime_hook(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pyptx.dsl.kernel as kernel_module
+
+    monkeypatch.delenv("PYPTX_ARCH", raising=False)
+    asked: list[str] = []
+
+    def hook(name: str):  # type: ignore[no-untyped-def]
+        asked.append(name)
+        return (lambda: "sm_100a") if name == "auto_arch" else None
+
+    monkeypatch.setattr(kernel_module, "runtime_attribute", hook)
+
+    @kernel(arch="auto")
+    def k() -> None:
+        pass
+
+    assert ".target sm_100a" in k.ptx()
+    assert asked == ["auto_arch"]
+
+
+def test_reserved_launch_keywords_are_refused() -> None:
+    def with_stream(x, *, stream=0):  # type: ignore[no-untyped-def]
+        pass
+
+    with pytest.raises(PtxDslError, match="'stream' is reserved for launches"):
+        kernel(in_specs=(Tile("N", f32),))(with_stream)
+    with pytest.raises(PtxDslError, match="'backend' is reserved for launches"):
+        kernel(raw_params=[("u32", "backend")])(lambda: None)
+
+
+def test_mutates_names_an_input() -> None:
+    def fn(x, y):  # type: ignore[no-untyped-def]
+        pass
+
+    k = kernel(in_specs=(Tile("N", f32),), out_specs=(Tile("N", f32),), mutates=("x",))(fn)
+    assert k.mutates == ("x",)
+    with pytest.raises(PtxDslError, match="mutates names 'y', which is not one of its in_specs"):
+        kernel(in_specs=(Tile("N", f32),), out_specs=(Tile("N", f32),), mutates=("y",))(fn)
+
+
+def test_build_records_the_python_line_of_each_instruction() -> None:
+    import inspect
+
+    @kernel(arch="sm_80")
+    def k() -> None:
+        r = reg.scalar(u32)
+        ptx.mov(r, 1)
+        with ptx.if_(r == 1):
+            ptx.mov(r, 2)
+
+    traced = k.build()
+    lines = traced.python_lines
+    instructions = list(traced.module.instructions())
+    assert len(lines) == len(instructions)
+    first = inspect.getsourcelines(k.fn)[1]
+    here = __file__
+    by_opcode = {(i.opcode, loc) for i, loc in zip(instructions, lines, strict=True) if loc}
+    assert ("mov", (here, first + 3)) in by_opcode
+    assert ("setp", (here, first + 4)) in by_opcode
+    assert ("mov", (here, first + 5)) in by_opcode
+    assert lines[-1] is None and instructions[-1].opcode == "ret"
 
 
 def test_directives_cluster_reqntid_raw(assemble) -> None:  # type: ignore[no-untyped-def]

@@ -38,11 +38,21 @@ def test_import_never_reaches_the_runtime(module: str) -> None:
 
 
 def test_top_level_all_names_exist() -> None:
+    import importlib.util
+
     import pyptx
 
     assert isinstance(pyptx.__all__, list)
-    missing = [name for name in pyptx.__all__ if not hasattr(pyptx, name)]
+    has_runtime = importlib.util.find_spec("pyptx.runtime") is not None
+    dsl_names = [name for name in pyptx.__all__ if name not in pyptx._RUNTIME]
+    missing = [name for name in dsl_names if not hasattr(pyptx, name)]
     assert missing == []
+    for name in pyptx._RUNTIME:
+        if has_runtime:
+            assert callable(getattr(pyptx, name))
+        else:
+            with pytest.raises(AttributeError, match="provided by pyptx-runtime"):
+                getattr(pyptx, name)
 
 
 def test_top_level_package_reaches_namespace_portions() -> None:

@@ -48,11 +48,24 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "PtxModule": ("pyptx.dsl.module", "PtxModule"),
     "Tile": ("pyptx.dsl.tile", "Tile"),
 }
+# Public names that pyptx-runtime provides, resolved through the DSL's one runtime hook
+# (pyptx.dsl.hooks); without pyptx-runtime installed they raise an AttributeError that says so.
+_RUNTIME = ("differentiable_kernel",)
 
-__all__ = sorted(_LAZY)
+__all__ = sorted([*_LAZY, *_RUNTIME])
 
 
 def __getattr__(name: str) -> Any:
+    if name in _RUNTIME:
+        from pyptx.dsl.hooks import runtime_attribute
+
+        value = runtime_attribute(name)
+        if value is None:
+            raise AttributeError(
+                f"pyptx.{name} is provided by pyptx-runtime, which is not installed "
+                "(pip install pyptx-runtime)"
+            )
+        return value
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'pyptx' has no attribute {name!r}")
@@ -63,7 +76,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_RUNTIME))
 
 
 if TYPE_CHECKING:

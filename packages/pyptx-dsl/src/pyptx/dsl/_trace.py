@@ -142,6 +142,8 @@ class Trace:
     check: bool = True
     verbatim: bool = False
     label_scopes: list[set[str]] = field(default_factory=lambda: [set()])
+    locations: dict[int, tuple[str, int] | None] = field(default_factory=dict)
+    """The user's Python line that emitted each instruction, keyed by ``id(instruction)``."""
 
     @property
     def fresh_prefix(self) -> str:
@@ -238,8 +240,13 @@ class Trace:
         if self.check:
             check_instruction(self, insn)
         self.instructions.append(insn)
+        self.locations[id(insn)] = user_location()
         self.append(insn)
         return insn
+
+    def location_of(self, node: object) -> tuple[str, int] | None:
+        """The Python ``(file, line)`` that emitted ``node`` (an instruction of this trace)."""
+        return self.locations.get(id(node))
 
     @contextmanager
     def hoisted(self) -> Iterator[None]:
@@ -292,11 +299,19 @@ class Trace:
                 start = len(out)
                 self.flatten(item.body, out)
                 if len(out) > start:
-                    out[start] = _with_comment(out[start], f"// begin {item.name}", True)
-                    out[-1] = _with_comment(out[-1], f"// end {item.name}", False)
+                    begin = _with_comment(out[start], f"// begin {item.name}", True)
+                    self._relocate(out, start, begin)
+                    self._relocate(out, -1, _with_comment(out[-1], f"// end {item.name}", False))
             else:
                 assert isinstance(item, Node)
                 out.append(item)
+
+    def _relocate(self, out: list[Node], index: int, node: Node) -> None:
+        """Replace ``out[index]`` by ``node``, which keeps the old statement's Python location."""
+        old = out[index]
+        if id(old) in self.locations:
+            self.locations[id(node)] = self.locations[id(old)]
+        out[index] = node
 
     def check_labels(self, statements: list[Node]) -> None:
         """Every referenced label must be placed.

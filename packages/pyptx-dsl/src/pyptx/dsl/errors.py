@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ __all__ = ["PtxDslError", "user_location"]
 _OURS = (str(Path(__file__).resolve().parents[1]),)
 
 
+@functools.lru_cache(maxsize=512)
 def _is_ours(filename: str) -> bool:
     try:
         path = str(Path(filename).resolve())

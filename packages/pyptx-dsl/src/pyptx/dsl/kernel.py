@@ -44,11 +44,20 @@ from pyptx.ir import (
 
 from ._trace import Trace, tracing
 from .errors import PtxDslError
+from .hooks import runtime_attribute
 from .operands import emit_inst
 from .regs import Reg, _new
 from .tile import Tile
 
-__all__ = ["DYNAMIC_SMEM_THRESHOLD", "Kernel", "TensorArg", "assemble", "kernel"]
+__all__ = [
+    "DYNAMIC_SMEM_THRESHOLD",
+    "RESERVED_CALL_KEYWORDS",
+    "Kernel",
+    "TensorArg",
+    "TracedKernel",
+    "assemble",
+    "kernel",
+]
 
 DYNAMIC_SMEM_THRESHOLD = 48 * 1024
 """Static shared memory above this many bytes switches the kernel to dynamic shared memory."""
@@ -56,6 +65,9 @@ DYNAMIC_SMEM_THRESHOLD = 48 * 1024
 DYNAMIC_SMEM_NAME = "dyn_smem"
 EXTRA_SMEM_PLACEHOLDER = "__pyptx_dynamic_smem__"
 """Stands for the start of the user's dynamic region until the layout is known."""
+
+RESERVED_CALL_KEYWORDS = ("backend", "stream")
+"""Keywords a kernel call keeps for the runtime; no template or scalar parameter may use them."""
 
 _ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_103a", "sm_110a", "sm_120a")
 
@@ -71,14 +83,13 @@ def _resolve_arch(arch: str) -> str:
     env = os.environ.get("PYPTX_ARCH")
     if env:
         return _resolve_arch(env)
-    device_arch = getattr(_runtime(), "device_arch", None)
-    if device_arch is not None:
-        found = device_arch()
-        if found:
-            return str(found)
+    auto_arch = runtime_attribute("auto_arch")
+    if auto_arch is not None:
+        return str(auto_arch())
     raise PtxDslError(
-        "arch='auto' needs a visible NVIDIA GPU (through pyptx-runtime) to pick the target, "
-        "and none was found; pass arch='sm_90a' (or another target) or set PYPTX_ARCH"
+        "arch='auto' picks the target of the visible GPU (or the emulator's sm_90a), which "
+        "needs pyptx-runtime (pip install pyptx-runtime); pass arch='sm_90a' (or another "
+        "target) or set PYPTX_ARCH"
     )
 
 
@@ -153,6 +164,31 @@ class TensorArg:
         return trace.cache[key]  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class TracedKernel:
+    """One specialization of a kernel: its module and what a launch needs to know about it.
+
+    Attributes:
+        name: the PTX entry name.
+        arch: the resolved ``.target``.
+        module: the traced IR module.
+        smem_bytes: shared memory the kernel needs: the dynamic size to launch with when
+            ``dynamic_smem`` is true, else the static size it declares.
+        dynamic_smem: whether the kernel declares ``.extern .shared`` memory (so the launch
+            passes ``smem_bytes`` as dynamic shared memory).
+        python_lines: for each instruction, in :meth:`pyptx.ir.Module.instructions` order,
+            the user's ``(file, line)`` that emitted it (``None`` for instructions the DSL
+            added itself, such as the final ``ret``).
+    """
+
+    name: str
+    arch: str
+    module: Module
+    smem_bytes: int
+    dynamic_smem: bool
+    python_lines: tuple[tuple[str, int] | None, ...]
+
+
 class _ToDynamic(Rewriter):
     """Rewrites references to static shared allocations as offsets into dynamic smem."""
 
@@ -192,6 +228,7 @@ class Kernel:
         extern_smem: bool = False,
         reqntid: tuple[int, ...] | None = None,
         raw_directives: Sequence[tuple[str, tuple[int, ...]]] | None = None,
+        mutates: Sequence[str] = (),
     ) -> None:
         self.fn = fn
         self.name = fn.__name__
@@ -222,11 +259,35 @@ class Kernel:
                 f"kernel {self.name} has {len(self.positional)} tensor parameters but "
                 f"{len(specs)} in_specs/out_specs; give one Tile per positional parameter"
             )
+        self.mutates = self._check_mutates(mutates)
+        self._check_reserved()
         self.smem_bytes = 0
         functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
         return f"<pyptx.Kernel {self.name} arch={self.arch}>"
+
+    def _check_mutates(self, mutates: Sequence[str]) -> tuple[str, ...]:
+        if isinstance(mutates, str):
+            mutates = (mutates,)
+        inputs = self.positional[: len(self.in_specs)]
+        for name in mutates:
+            if name not in inputs:
+                raise PtxDslError(
+                    f"kernel {self.name}: mutates names {name!r}, which is not one of its "
+                    f"in_specs parameters ({', '.join(inputs) or 'none'}); outputs in "
+                    "out_specs are allocated by the runtime, inputs it updates are listed here"
+                )
+        return tuple(dict.fromkeys(mutates))
+
+    def _check_reserved(self) -> None:
+        names = [*self.template_params, *(name for _, name in self.raw_params)]
+        for name in names:
+            if name in RESERVED_CALL_KEYWORDS:
+                raise PtxDslError(
+                    f"kernel {self.name}: the parameter name {name!r} is reserved for launches "
+                    f"({', '.join(k + '=' for k in RESERVED_CALL_KEYWORDS)}); rename it"
+                )
 
     # ------------------------------------------------------------------ binding
 
@@ -296,9 +357,22 @@ class Kernel:
         Raises:
             PtxDslError: a mistake in the kernel, reported at the user's line.
         """
+        return self.build(**kwargs).module
+
+    def build(self, arch: str | None = None, /, **kwargs: Any) -> TracedKernel:
+        """Trace the kernel and return the module with its launch facts and source lines.
+
+        Args:
+            arch: a target to trace for instead of the kernel's own (the runtime passes the
+                device's target for ``arch="auto"`` kernels launched on another GPU).
+            **kwargs: template parameters and symbolic dimension values.
+
+        Raises:
+            PtxDslError: a mistake in the kernel, reported at the user's line.
+        """
         from .validate import lowest_version
 
-        arch = _resolve_arch(self.arch)
+        arch = _resolve_arch(arch or self.arch)
         template, env = self._bind(kwargs)
         params, args = self._params(env)
         trace = Trace(self.name, arch, self.version)
@@ -314,6 +388,7 @@ class Kernel:
         trace.flatten(trace.prologue, body)
         trace.flatten(trace.blocks[0], body)
         trace.check_labels(body)
+        traced_body = list(body)  # before any rewrite: the nodes the trace knows the lines of
         top: list[Node] = []
         shared = list(trace.shared_decls)
         dynamic = self.extern_smem or self.smem > 0 or (trace.shared_bytes > DYNAMIC_SMEM_THRESHOLD)
@@ -349,7 +424,8 @@ class Kernel:
             self.smem_bytes = trace.shared_bytes
         directives = self._directives()
         statements: list[Node] = [*trace.reg_decls(), *shared, *body]
-        if not body or not _ends_with_exit(body):
+        added_ret = not body or not _ends_with_exit(body)
+        if added_ret:
             statements.append(Instruction("ret"))
         fn = Function(
             FunctionKind.ENTRY,
@@ -361,7 +437,17 @@ class Kernel:
         )
         version = self.version or lowest_version(trace)
         header: list[Node] = [Version(*version), Target((arch,)), AddressSize(64)]
-        return Module(tuple(header + top + [fn]))
+        lines = [trace.location_of(i) for i in _instructions(traced_body)]
+        if added_ret:
+            lines.append(None)
+        return TracedKernel(
+            name=self.name,
+            arch=arch,
+            module=Module(tuple(header + top + [fn])),
+            smem_bytes=self.smem_bytes,
+            dynamic_smem=dynamic,
+            python_lines=tuple(lines),
+        )
 
     def _directives(self) -> list[Node]:
         out: list[Node] = []
@@ -420,16 +506,22 @@ class Kernel:
         return out.stdout
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Launch the kernel through pyptx-runtime.
+        """Launch the kernel through pyptx-runtime (see :func:`pyptx.runtime.launch`).
+
+        Positional arguments are the ``in_specs`` arrays (torch tensors, JAX or numpy
+        arrays), then the ``raw_params`` scalars; keywords are template parameters, dims
+        that no input fixes, scalars by name, ``backend=`` and ``stream=``. Returns the
+        ``out_specs`` arrays (then the ``mutates`` inputs): one array alone, several as a
+        tuple.
 
         Raises:
             PtxDslError: pyptx-runtime is not installed.
         """
-        launch = getattr(_runtime(), "launch", None)
+        launch = runtime_attribute("launch")
         if launch is None:
             raise PtxDslError(
-                f"calling {self.name}(...) launches it on a GPU, which needs pyptx-runtime "
-                "(pip install pyptx-runtime); use .ptx() to get the PTX text"
+                f"calling {self.name}(...) launches it (on a GPU or in the emulator), which "
+                "needs pyptx-runtime (pip install pyptx-runtime); use .ptx() to get the PTX text"
             )
         return launch(self, *args, **kwargs)
 
@@ -456,12 +548,15 @@ def assemble(ptx: str, arch: str, name: str) -> bytes:
         return out.read_bytes()
 
 
-def _runtime() -> object | None:
-    """``pyptx.runtime`` when it is installed (it provides device_arch() and launch())."""
-    try:
-        return importlib.import_module("pyptx.runtime")
-    except ImportError:
-        return None
+def _instructions(nodes: Sequence[Node]) -> list[Instruction]:
+    """The instructions of ``nodes`` (nested blocks included), in source order."""
+    out: list[Instruction] = []
+    for node in nodes:
+        if isinstance(node, Instruction):
+            out.append(node)
+        elif isinstance(node, Block):
+            out.extend(_instructions(node.statements))
+    return out
 
 
 def _ends_with_exit(body: list[Node]) -> bool:
@@ -519,6 +614,7 @@ def kernel(
     extern_smem: bool = False,
     reqntid: tuple[int, ...] | None = None,
     raw_directives: Sequence[tuple[str, tuple[int, ...]]] | None = None,
+    mutates: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
@@ -536,7 +632,9 @@ def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
             need), ``in_specs``, ``out_specs``, ``grid`` (tuple or callable over symbolic
             dims, for launches), ``block``, ``cluster`` (emits ``.reqnctapercluster``),
             ``smem`` (extra dynamic shared bytes), ``raw_params`` ((type, name) pairs),
-            ``extern_smem``, ``reqntid``, ``raw_directives`` ((name, values) pairs).
+            ``extern_smem``, ``reqntid``, ``raw_directives`` ((name, values) pairs),
+            ``mutates`` (names of ``in_specs`` parameters the kernel writes in place: a
+            launch returns them after the outputs, and torch/JAX are told of the update).
 
     Returns:
         A :class:`Kernel`, or a decorator making one.

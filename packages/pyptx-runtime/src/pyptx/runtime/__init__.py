@@ -1,8 +1,117 @@
-"""Compile, cache and launch pyptx kernels.
+"""Compile, cache and launch pyptx kernels from PyTorch, JAX and numpy.
 
-PTX is compiled through the driver JIT, nvJitLink or ptxas into an on-disk cubin cache and
-launched from PyTorch (eager, ``torch.compile``, CUDA graphs) or JAX (``jax.jit``). Importing
-this package touches neither the GPU nor the optional torch/jax frameworks.
+Calling a ``@kernel`` launches it through :func:`launch`: on the GPU for CUDA tensors and
+JAX arrays on a GPU, in the CPU emulator (pyptx-emu) for CPU tensors, numpy arrays and JAX on
+the CPU platform. PTX is compiled (driver JIT, nvJitLink, or ptxas from the
+``nvidia-cuda-nvcc`` wheel) into an on-disk cubin cache and launched through a small C++ shim
+shared by the torch path (eager, ``torch.compile``, CUDA graphs) and the JAX path (typed XLA
+FFI under ``jax.jit``).
+
+Importing this package touches neither the GPU nor torch/JAX: every public name below is
+resolved on first use.
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# name -> (module, attribute)
+_PUBLIC: dict[str, tuple[str, str]] = {
+    # launching
+    "launch": ("._launch", "launch"),
+    "auto_arch": ("._launch", "auto_arch"),
+    "BACKENDS": ("._launch", "BACKENDS"),
+    "EMULATOR_ARCH": ("._launch", "EMULATOR_ARCH"),
+    "specialize": ("._specialize", "specialize"),
+    "Specialization": ("._specialize", "Specialization"),
+    "ParamKind": ("._specialize", "ParamKind"),
+    "ParamPlan": ("._specialize", "ParamPlan"),
+    # devices
+    "device_arch": ("._driver", "device_arch"),
+    "driver_version": ("._driver", "driver_version"),
+    "gpu_count": ("._driver", "gpu_count"),
+    # errors
+    "RuntimeLaunchError": ("._errors", "RuntimeLaunchError"),
+    "ArgumentError": ("._errors", "ArgumentError"),
+    "CompileError": ("._errors", "CompileError"),
+    "GpuUnavailable": ("._errors", "GpuUnavailable"),
+    "ShimError": ("._errors", "ShimError"),
+    # compiling and the cubin cache
+    "compile_ptx": ("._compile", "compile_ptx"),
+    "Compiled": ("._compile", "Compiled"),
+    "toolchain_fingerprint": ("._compile", "toolchain_fingerprint"),
+    "CubinCache": ("._cache", "CubinCache"),
+    "cubin_cache": ("._cache", "cubin_cache"),
+    "cache_key": ("._cache", "cache_key"),
+    "cache_root": ("._cache", "cache_root"),
+    # the launch shim and the process-wide kernel registry
+    "SHIM_ABI_VERSION": ("._shim", "SHIM_ABI_VERSION"),
+    "build_shim": ("._shim", "build_shim"),
+    "load_shim": ("._shim", "load_shim"),
+    "shim_available": ("._shim", "shim_available"),
+    "shim_load_error": ("._shim", "shim_load_error"),
+    "KernelRegistry": ("._gpu", "KernelRegistry"),
+    "kernel_registry": ("._gpu", "kernel_registry"),
+    # TMA descriptors
+    "TensorMapSpec": ("._tma", "TensorMapSpec"),
+    "tensor_map_spec": ("._tma", "tensor_map_spec"),
+    "encode_tensor_map": ("._tma", "encode_tensor_map"),
+    "encode_tensor_map_im2col": ("._tma", "encode_tensor_map_im2col"),
+    "tensor_map_2d": ("._tma", "tensor_map_2d"),
+    "tensor_map_3d": ("._tma", "tensor_map_3d"),
+    # frameworks
+    "differentiable_kernel": ("._autograd", "differentiable_kernel"),
+    "register_torch_op": ("._torch", "register_torch_op"),
+    "register_ffi_target": ("._jax", "register_ffi_target"),
+    "jax_ffi_call": ("._jax", "jax_ffi_call"),
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    target = _PUBLIC.get(name)
+    if target is None:
+        raise AttributeError(f"module 'pyptx.runtime' has no attribute {name!r}")
+    value = getattr(importlib.import_module(target[0], __name__), target[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+if TYPE_CHECKING:
+    from ._autograd import differentiable_kernel  # noqa: F401
+    from ._cache import CubinCache, cache_key, cache_root, cubin_cache  # noqa: F401
+    from ._compile import Compiled, compile_ptx, toolchain_fingerprint  # noqa: F401
+    from ._driver import device_arch, driver_version, gpu_count  # noqa: F401
+    from ._errors import (  # noqa: F401
+        ArgumentError,
+        CompileError,
+        GpuUnavailable,
+        RuntimeLaunchError,
+        ShimError,
+    )
+    from ._gpu import KernelRegistry, kernel_registry  # noqa: F401
+    from ._jax import jax_ffi_call, register_ffi_target  # noqa: F401
+    from ._launch import BACKENDS, EMULATOR_ARCH, auto_arch, launch  # noqa: F401
+    from ._shim import (  # noqa: F401
+        SHIM_ABI_VERSION,
+        build_shim,
+        load_shim,
+        shim_available,
+        shim_load_error,
+    )
+    from ._specialize import ParamKind, ParamPlan, Specialization, specialize  # noqa: F401
+    from ._tma import (  # noqa: F401
+        TensorMapSpec,
+        encode_tensor_map,
+        encode_tensor_map_im2col,
+        tensor_map_2d,
+        tensor_map_3d,
+        tensor_map_spec,
+    )
+    from ._torch import register_torch_op  # noqa: F401

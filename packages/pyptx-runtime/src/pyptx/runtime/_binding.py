@@ -1,0 +1,337 @@
+"""Binding a kernel call's arguments to the kernel's specs, and checking them.
+
+A call ``kernel(*arrays, *scalars, **keywords)`` passes the ``in_specs`` arrays first (in
+order), then the ``raw_params`` scalars (positionally or by name); keywords are template
+parameters and symbolic dims that no input fixes. :func:`bind` checks every argument before
+anything is traced or launched: rank, concrete and symbolic dims, dtype, device, layout,
+scalar types and ranges; a mismatch raises :class:`ArgumentError` naming the argument.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyptx.dsl.kernel import Kernel
+from pyptx.dsl.tile import Layout, Tile
+from pyptx.ir import PtxType, TypeKind
+
+from ._arrays import ArrayInfo, describe
+from ._errors import ArgumentError
+
+__all__ = ["Bound", "bind", "dtype_names", "launch_dims"]
+
+# The array dtype names (numpy / torch / JAX spelling, which agree) each PTX element type
+# accepts. Bit types take any integer type of their width.
+_DTYPES: dict[PtxType, tuple[str, ...]] = {
+    PtxType.F64: ("float64",),
+    PtxType.F32: ("float32",),
+    PtxType.TF32: ("float32",),
+    PtxType.F16: ("float16",),
+    PtxType.BF16: ("bfloat16",),
+    PtxType.E4M3: ("float8_e4m3fn",),
+    PtxType.E5M2: ("float8_e5m2",),
+    PtxType.S8: ("int8",),
+    PtxType.S16: ("int16",),
+    PtxType.S32: ("int32",),
+    PtxType.S64: ("int64",),
+    PtxType.U8: ("uint8",),
+    PtxType.U16: ("uint16",),
+    PtxType.U32: ("uint32",),
+    PtxType.U64: ("uint64",),
+    PtxType.B8: ("uint8", "int8"),
+    PtxType.B16: ("uint16", "int16"),
+    PtxType.B32: ("uint32", "int32"),
+    PtxType.B64: ("uint64", "int64"),
+    PtxType.PRED: ("bool",),
+}
+
+
+def dtype_names(ty: PtxType) -> tuple[str, ...]:
+    """The array dtype names that a tile of element type ``ty`` accepts (first: the default).
+
+    Raises:
+        ArgumentError: no array dtype holds ``ty`` (sub-byte types).
+    """
+    names = _DTYPES.get(ty)
+    if names is None:
+        raise ArgumentError(
+            f"tiles of .{ty.value} elements cannot be passed as arrays; use a byte-sized "
+            "type (e.g. .b8 for packed fp4) in the Tile"
+        )
+    return names
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A call bound to its kernel: what to trace, what to allocate, what to pass.
+
+    Attributes:
+        kernel: the kernel called.
+        template: the template parameters, sorted by name.
+        dims: every symbolic dim's value, sorted by name.
+        inputs: the ``in_specs`` arrays as given.
+        infos: what the runtime knows about each input.
+        scalars: the ``raw_params`` values, in declaration order.
+        outputs: the shape and element type of each ``out_specs`` array.
+    """
+
+    kernel: Kernel
+    template: tuple[tuple[str, Any], ...]
+    dims: tuple[tuple[str, Any], ...]
+    inputs: tuple[Any, ...]
+    infos: tuple[ArrayInfo, ...]
+    scalars: tuple[int | float, ...]
+    outputs: tuple[tuple[tuple[Any, ...], PtxType], ...]
+
+    @property
+    def env(self) -> dict[str, Any]:
+        """The symbolic dims as a dict."""
+        return dict(self.dims)
+
+
+def _param_names(kernel: Kernel) -> list[str]:
+    return list(kernel.positional)
+
+
+def _check_input(
+    kernel: Kernel, index: int, name: str, tile: Tile, info: ArrayInfo, env: dict[str, Any]
+) -> None:
+    what = f"{kernel.name}: argument {index} ({name})"
+    spec = f"Tile({', '.join(repr(d) for d in tile.dims)}, {tile.dtype.value})"
+    if len(info.shape) != tile.rank:
+        raise ArgumentError(
+            f"{what} should be a rank-{tile.rank} array ({spec}), got shape {info.shape}"
+        )
+    accepted = dtype_names(tile.dtype)
+    if info.dtype not in accepted:
+        raise ArgumentError(
+            f"{what} should have dtype {' or '.join(accepted)} (.{tile.dtype.value} in {spec}), "
+            f"got {info.dtype}"
+        )
+    for axis, (dim, size) in enumerate(zip(tile.dims, info.shape, strict=True)):
+        if isinstance(dim, str):
+            seen = env.setdefault(dim, size)
+            if seen is not size and seen != size:
+                raise ArgumentError(
+                    f"{what} has {dim}={size} (axis {axis} of shape {info.shape}), but an "
+                    f"earlier argument fixed {dim}={seen}"
+                )
+        elif dim != size:
+            raise ArgumentError(
+                f"{what} should have size {dim} on axis {axis} ({spec}), got shape {info.shape}"
+            )
+    if tile.layout is Layout.COL:
+        return  # checked where strides are known (launch time)
+    if not info.contiguous:
+        raise ArgumentError(
+            f"{what} must be contiguous (row-major, {tile.layout.name} layout); pass "
+            "a contiguous copy (.contiguous() in torch, np.ascontiguousarray in numpy)"
+        )
+
+
+def _check_scalar(kernel: Kernel, ty_name: str, name: str, value: Any) -> int | float:
+    ty = PtxType.from_name(ty_name)
+    what = f"{kernel.name}: scalar {name} (.{ty_name})"
+    if type(value).__name__ in ("SymInt", "SymFloat"):  # torch.compile's symbolic sizes
+        return value
+    if "Tracer" in type(value).__name__:
+        raise ArgumentError(
+            f"{what} is a traced JAX value; scalars are baked into the launch, so pass a "
+            "Python number (mark it static: jax.jit(..., static_argnums=...))"
+        )  # torch.compile's symbolic sizes
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if hasattr(value, "__index__") or hasattr(value, "__float__"):
+            value = value.item() if hasattr(value, "item") else value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ArgumentError(f"{what} must be a Python number, got {type(value).__name__}")
+    if ty is None or ty.kind is TypeKind.FLOAT:
+        return float(value)
+    if not isinstance(value, int):
+        raise ArgumentError(f"{what} must be an int, got {value!r}")
+    bits = ty.bits
+    lo, hi = {
+        TypeKind.SIGNED: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
+        TypeKind.UNSIGNED: (0, (1 << bits) - 1),
+    }.get(ty.kind, (-(1 << (bits - 1)), (1 << bits) - 1))  # .bN: either reading fits
+    if not lo <= value <= hi:
+        raise ArgumentError(f"{what} must be in [{lo}, {hi}], got {value}")
+    return value
+
+
+def _split_keywords(
+    kernel: Kernel, kwargs: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    dims = {d for t in kernel.in_specs + kernel.out_specs for d in t.symbolic_dims}
+    scalar_names = {name for _, name in kernel.raw_params}
+    template: dict[str, Any] = {}
+    explicit: dict[str, Any] = {}
+    by_name: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in kernel.template_params:
+            template[key] = value
+        elif key in scalar_names:
+            by_name[key] = value
+        elif key in dims:
+            explicit[key] = value
+        else:
+            known = sorted(set(kernel.template_params) | scalar_names | dims)
+            raise ArgumentError(
+                f"{kernel.name}() got an unexpected keyword {key!r}; it takes template "
+                f"parameters, scalars and dims: {', '.join(known) or 'none'} (and backend=, "
+                "stream=)"
+            )
+    for key, default in kernel.template_params.items():
+        if key not in template:
+            if default is inspect.Parameter.empty:
+                raise ArgumentError(f"{kernel.name}() needs the template parameter {key}=...")
+            template[key] = default
+    return template, explicit, by_name
+
+
+def _scalars(
+    kernel: Kernel, positional: Sequence[Any], by_name: dict[str, Any]
+) -> tuple[int | float, ...]:
+    params = kernel.raw_params
+    if len(positional) > len(params):
+        raise ArgumentError(
+            f"{kernel.name}() takes {len(kernel.in_specs)} arrays and {len(params)} scalars "
+            f"({', '.join(n for _, n in params) or 'none'}), got "
+            f"{len(positional) - len(params)} extra positional arguments"
+        )
+    out: list[int | float] = []
+    for i, (ty_name, name) in enumerate(params):
+        if i < len(positional):
+            if name in by_name:
+                raise ArgumentError(f"{kernel.name}() got scalar {name} twice")
+            value = positional[i]
+        elif name in by_name:
+            value = by_name[name]
+        else:
+            raise ArgumentError(f"{kernel.name}() is missing the scalar {name} (.{ty_name})")
+        out.append(_check_scalar(kernel, ty_name, name, value))
+    return tuple(out)
+
+
+def bind(kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Bound:
+    """Bind ``kernel(*args, **kwargs)`` and check every argument against the specs.
+
+    Raises:
+        ArgumentError: an argument does not fit (the message names it).
+    """
+    if kernel.positional and not (kernel.in_specs or kernel.out_specs):
+        raise ArgumentError(
+            f"kernel {kernel.name} has tensor parameters but no in_specs/out_specs; a launch "
+            "needs one Tile per tensor parameter"
+        )
+    names = _param_names(kernel)
+    n_in = len(kernel.in_specs)
+    if len(args) < n_in:
+        missing = ", ".join(names[len(args) : n_in])
+        raise ArgumentError(f"{kernel.name}() is missing the input arrays {missing}")
+    template, explicit, by_name = _split_keywords(kernel, kwargs)
+    env: dict[str, Any] = {}
+    infos: list[ArrayInfo] = []
+    for i, (tile, value) in enumerate(zip(kernel.in_specs, args[:n_in], strict=True)):
+        info = describe(value)
+        if info is None:
+            raise ArgumentError(
+                f"{kernel.name}: argument {i} ({names[i]}) should be an array (a torch tensor, "
+                f"a JAX array or a numpy array), got {type(value).__name__}"
+            )
+        _check_input(kernel, i, names[i], tile, info, env)
+        infos.append(info)
+    _check_devices(kernel, names, infos)
+    for key, value in explicit.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ArgumentError(f"{kernel.name}: dimension {key} must be a positive int")
+        if key in env and env[key] != value:
+            raise ArgumentError(
+                f"{kernel.name}: {key}={value} was passed, but the inputs fix {key}={env[key]}"
+            )
+        env[key] = value
+    outputs = []
+    for j, tile in enumerate(kernel.out_specs):
+        shape = []
+        for d in tile.dims:
+            if isinstance(d, str) and d not in env:
+                raise ArgumentError(
+                    f"{kernel.name}: output {names[n_in + j]} has dimension {d}, which no "
+                    f"input fixes; pass {d}=<int>"
+                )
+            shape.append(env[d] if isinstance(d, str) else d)
+        outputs.append((tuple(shape), tile.dtype))
+    for tile in kernel.in_specs + kernel.out_specs:
+        for d in tile.symbolic_dims:
+            if d not in env:
+                raise ArgumentError(f"{kernel.name}: the TMA box dimension {d} is not bound")
+    scalars = _scalars(kernel, args[n_in:], by_name)
+    for key, value in template.items():
+        try:
+            hash(value)
+        except TypeError:
+            raise ArgumentError(
+                f"{kernel.name}: template parameter {key} must be hashable (it keys the "
+                f"compiled kernel), got {type(value).__name__}"
+            ) from None
+    return Bound(
+        kernel=kernel,
+        template=tuple((k, template[k]) for k in sorted(template)),
+        dims=tuple((k, env[k]) for k in sorted(env)),  # values may be SymInts: sort by name
+        inputs=tuple(args[:n_in]),
+        infos=tuple(infos),
+        scalars=scalars,
+        outputs=tuple(outputs),
+    )
+
+
+def _check_devices(kernel: Kernel, names: Sequence[str], infos: Sequence[ArrayInfo]) -> None:
+    if not infos:
+        return
+    frameworks = {i.framework for i in infos}
+    if len(frameworks) > 1:
+        listed = ", ".join(f"{n} ({i.framework.value})" for n, i in zip(names, infos, strict=False))
+        raise ArgumentError(f"{kernel.name}: the inputs mix array libraries: {listed}")
+    first = infos[0]
+    for name, info in zip(names[1:], infos[1:], strict=False):
+        if (info.device, info.device_index) != (first.device, first.device_index):
+            raise ArgumentError(
+                f"{kernel.name}: argument {name} is on {info.where()}, but {names[0]} is on "
+                f"{first.where()}; every array of a launch must be on the same device"
+            )
+
+
+def launch_dims(
+    kernel: Kernel, spec: Any, what: str, dims: Mapping[str, Any], template: Mapping[str, Any]
+) -> tuple[int, int, int]:
+    """Evaluate a grid/block spec (a tuple, or a callable taking dims/template by name).
+
+    Raises:
+        ArgumentError: the callable names an unknown parameter, or the result is not 1-3
+            positive ints.
+    """
+    if spec is None:
+        return (1, 1, 1)
+    if callable(spec):
+        fn: Callable[..., Any] = spec
+        values = {}
+        for pname in inspect.signature(fn).parameters:
+            if pname in dims:
+                values[pname] = dims[pname]
+            elif pname in template:
+                values[pname] = template[pname]
+            else:
+                known = ", ".join(sorted({*dims, *template})) or "none"
+                raise ArgumentError(
+                    f"{kernel.name}: the {what} callable takes {pname!r}, which is not a "
+                    f"symbolic dim or template parameter (known: {known})"
+                )
+        spec = fn(**values)
+    if isinstance(spec, int):
+        spec = (spec,)
+    out = tuple(int(v) for v in spec)
+    if not 1 <= len(out) <= 3 or any(v <= 0 for v in out):
+        raise ArgumentError(f"{kernel.name}: {what} must be 1-3 positive ints, got {spec!r}")
+    return (*out, *(1,) * (3 - len(out)))  # type: ignore[return-value]

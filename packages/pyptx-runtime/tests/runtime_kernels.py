@@ -1,0 +1,110 @@
+"""Small kernels the runtime tests launch (written with the DSL, traced at call time)."""
+
+from __future__ import annotations
+
+from pyptx import Tile, kernel, ptx, reg
+from pyptx.types import f32, u32, u64
+
+BLOCK = 128
+
+
+def _index() -> tuple[object, object]:
+    """(i, byte offset of element i) for i = ctaid.x * BLOCK + tid.x."""
+    tid = reg.from_(ptx.special.tid.x(), u32)
+    cta = reg.from_(ptx.special.ctaid.x(), u32)
+    i = reg.scalar(u32)
+    ptx.mad(i, cta, BLOCK, tid, mode="lo")
+    offset = reg.scalar(u64)
+    ptx.mul(offset, i, 4, mode="wide")
+    return i, offset
+
+
+def _grid(N: int) -> tuple[int, int, int]:
+    return ((N + BLOCK - 1) // BLOCK, 1, 1)
+
+
+@kernel(
+    in_specs=(Tile("N", f32),),
+    out_specs=(Tile("N", f32),),
+    grid=_grid,
+    block=(BLOCK, 1, 1),
+    arch="sm_80",
+)
+def square(x, y):  # type: ignore[no-untyped-def]
+    """y = x * x (no bounds check: N is a multiple of BLOCK in the tests)."""
+    _, off = _index()
+    v = reg.scalar(f32)
+    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+    ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+
+
+@kernel(
+    in_specs=(Tile("N", f32), Tile("N", f32)),
+    out_specs=(Tile("N", f32),),
+    grid=_grid,
+    block=(BLOCK, 1, 1),
+    arch="sm_80",
+)
+def square_grad(gy, x, gx):  # type: ignore[no-untyped-def]
+    """gx = 2 * x * gy: the gradient of :func:`square`."""
+    _, off = _index()
+    g, v = reg.scalar(f32), reg.scalar(f32)
+    ptx.ld(g, ptx.addr(gy.ptr() + off), space="global")
+    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+    t = reg.scalar(f32)
+    ptx.mul(t, v, 2.0)
+    ptx.st(ptx.addr(gx.ptr() + off), t * g, space="global")
+
+
+@kernel(
+    in_specs=(Tile("N", f32),),
+    raw_params=[("f32", "a")],
+    mutates=("x",),
+    grid=_grid,
+    block=(BLOCK, 1, 1),
+    arch="sm_80",
+)
+def scale_in_place(x):  # type: ignore[no-untyped-def]
+    """x *= a, in place."""
+    _, off = _index()
+    v = reg.scalar(f32)
+    p = ptx.addr(x.ptr() + off)
+    ptx.ld(v, p, space="global")
+    ptx.st(p, v * ptx.param("a"), space="global")
+
+
+@kernel(
+    in_specs=(Tile("N", f32),),
+    out_specs=(Tile("N", f32), Tile("N", f32)),
+    grid=_grid,
+    block=(BLOCK, 1, 1),
+    arch="sm_80",
+)
+def accumulate_twice(x, total, count):  # type: ignore[no-untyped-def]
+    """total += x twice (reads the output: it must start at zero), count += 1."""
+    _, off = _index()
+    v, t, c = reg.scalar(f32), reg.scalar(f32), reg.scalar(f32)
+    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+    for _ in range(2):
+        ptx.ld(t, ptx.addr(total.ptr() + off), space="global")
+        ptx.st(ptx.addr(total.ptr() + off), t + v, space="global")
+    ptx.ld(c, ptx.addr(count.ptr() + off), space="global")
+    ptx.st(ptx.addr(count.ptr() + off), c + 1.0, space="global")
+
+
+@kernel(
+    in_specs=(Tile("M", "K", f32),),
+    out_specs=(Tile("M", "P", f32),),
+    grid=lambda M: (M, 1, 1),
+    block=(1, 1, 1),
+    arch="sm_80",
+)
+def first_column(x, y, *, SCALE=1):  # type: ignore[no-untyped-def]
+    """y[m, :] = SCALE * x[m, 0]: P is fixed by nobody but the caller (an output-only dim)."""
+    cta = reg.from_(ptx.special.ctaid.x(), u32)
+    row = reg.scalar(u64)
+    ptx.mul(row, cta, 4, mode="wide")
+    v = reg.scalar(f32)
+    # x is M x K with K fixed to 1 in the tests, y is M x 1.
+    ptx.ld(v, ptx.addr(x.ptr() + row), space="global")
+    ptx.st(ptx.addr(y.ptr() + row), v * float(SCALE), space="global")

@@ -1,0 +1,132 @@
+"""Launching from numpy (the emulator backend), results, specializations and the DSL hook."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+import runtime_kernels as rk
+from examples_loader import example
+
+import pyptx
+import pyptx.runtime as runtime
+from pyptx import Tile, kernel, ptx
+from pyptx.runtime import ArgumentError, GpuUnavailable, gpu_count
+from pyptx.runtime._specialize import _CACHE
+from pyptx.types import f32
+
+X = np.arange(256, dtype=np.float32)
+
+
+def test_one_output_is_returned_as_the_array() -> None:
+    out = rk.square(X)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32
+    np.testing.assert_array_equal(out, X * X)
+
+
+def test_outputs_start_zero_filled_and_several_come_as_a_tuple() -> None:
+    total, count = rk.accumulate_twice(X)
+    np.testing.assert_array_equal(total, 2 * X)
+    np.testing.assert_array_equal(count, np.ones_like(X))
+
+
+def test_mutated_inputs_are_updated_in_place_and_returned() -> None:
+    x = X.copy()
+    result = rk.scale_in_place(x, 0.5)
+    assert result is x
+    np.testing.assert_array_equal(x, X * 0.5)
+
+
+def test_a_kernel_with_no_results_returns_none() -> None:
+    @kernel(arch="sm_80")
+    def nothing() -> None:
+        ptx.ret()
+
+    assert nothing() is None
+
+
+def test_bf16_outputs_are_ml_dtypes_arrays() -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    swiglu = example("swiglu")
+    g = np.linspace(-2, 2, 4096, dtype=np.float32).astype(ml_dtypes.bfloat16)
+    out = swiglu(g, g, 4096)
+    assert out.dtype == ml_dtypes.bfloat16 and out.shape == (4096,)
+    ref = g.astype(np.float64) ** 2 / (1 + np.exp(-g.astype(np.float64)))
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2**-7, atol=1e-3)
+
+
+def test_specializations_are_cached_by_shape_and_dropped_with_the_kernel() -> None:
+    @kernel(in_specs=(Tile("N", f32),), out_specs=(Tile("N", f32),), arch="sm_80")
+    def copy_first(x, y):  # type: ignore[no-untyped-def]
+        pass
+
+    copy_first(np.zeros(4, np.float32))
+    copy_first(np.ones(4, np.float32))
+    assert len(_CACHE[copy_first]) == 1
+    copy_first(np.zeros(8, np.float32))
+    assert len(_CACHE[copy_first]) == 2
+    specs = list(_CACHE[copy_first].values())
+    assert {s.dims for s in specs} == {(("N", 4),), (("N", 8),)}
+    assert len({s.handle for s in specs}) == 2
+    alive = weakref.ref(copy_first)
+    del copy_first, specs
+    gc.collect()
+    assert alive() is None  # nothing in the runtime keeps the kernel (or its cache) alive
+
+
+def test_a_specialization_knows_its_launch_and_python_lines() -> None:
+    vector_add = example("vector_add")
+    spec = runtime.specialize(vector_add, {}, {"N": 1000})
+    assert spec.grid == (4, 1, 1) and spec.block == (256, 1, 1) and spec.cluster == (1, 1, 1)
+    assert spec.ptx == vector_add.ptx(N=1000)
+    kinds = [p.kind.value for p in spec.params]
+    assert kinds == ["pointer", "pointer", "pointer", "scalar"]
+    assert spec.pack_scalars([1000]) == (1000).to_bytes(4, "little")
+    files = {loc[0] for loc in spec.traced.python_lines if loc}
+    assert files == {vector_add.fn.__code__.co_filename}
+    assert len(spec.instruction_lines) == len(spec.traced.python_lines)
+
+
+def test_backend_gpu_without_a_gpu_is_a_clear_error() -> None:
+    if gpu_count():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(
+        GpuUnavailable, match=r"backend='gpu' needs an NVIDIA GPU, and none is usable"
+    ):
+        rk.square(X, backend="gpu")
+
+
+def test_backend_emu_runs_numpy_in_the_emulator() -> None:
+    np.testing.assert_array_equal(rk.square(X, backend="emu"), X * X)
+
+
+def test_auto_arch_means_the_emulator_target_without_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    if gpu_count():
+        pytest.skip("this machine has a GPU")
+    monkeypatch.delenv("PYPTX_ARCH", raising=False)
+    assert runtime.auto_arch() == runtime.EMULATOR_ARCH == "sm_90a"
+
+    @kernel(in_specs=(Tile("N", f32),), out_specs=(Tile("N", f32),), arch="auto")
+    def ident(x, y):  # type: ignore[no-untyped-def]
+        pass
+
+    assert ".target sm_90a" in ident.ptx(N=4)
+    np.testing.assert_array_equal(ident(np.ones(4, np.float32)), np.zeros(4, np.float32))
+
+
+def test_reserved_keywords_reach_the_runtime_not_the_kernel() -> None:
+    with pytest.raises(ArgumentError, match="backend must be"):
+        rk.square(X, backend="cpu")
+
+
+def test_pyptx_differentiable_kernel_resolves_through_the_runtime_hook() -> None:
+    assert pyptx.differentiable_kernel is runtime.differentiable_kernel
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    for name in runtime.__all__:
+        value = getattr(runtime, name)
+        if callable(value) or isinstance(value, type):
+            assert (value.__doc__ or "").strip(), f"pyptx.runtime.{name} has no docstring"
