@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Quickstart: install pyptx into ./.venv, trace the bundled example kernel, print its PTX and
-# assemble it with ptxas, then parse and re-emit the bundled PTX file, and transpile that file
-# to pyptx Python and check that the Python re-emits it byte for byte.
+# assemble it with ptxas, run it through pyptx.runtime (on the GPU where there is one, in the
+# CPU emulator otherwise) and check its result against numpy, then parse and re-emit the
+# bundled PTX file, and transpile that file to pyptx Python and check that the Python re-emits
+# it byte for byte.
 #
 #   ./scripts/quickstart.sh [KERNEL.py [FILE.ptx]]
 #
@@ -30,16 +32,19 @@ if [[ ! -x "$VENV/bin/python" ]]; then
     fi
 fi
 
-echo "quickstart: installing pyptx-ir, pyptx-parser, pyptx-dsl and ptxas into $VENV"
-# The three packages in one pip call, so their requirements on each other are met by the local
-# copies; ptxas comes from NVIDIA's nvidia-cuda-nvcc wheel (without its NVVM/CRT extras).
+echo "quickstart: installing pyptx (ir, parser, dsl, emu, runtime) and ptxas into $VENV"
+# The five packages in one pip call, so their requirements on each other are met by the local
+# copies; ptxas comes from NVIDIA's nvidia-cuda-nvcc wheel, pinned to the release the tests use.
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "$ROOT/packages/pyptx-ir" "$ROOT/packages/pyptx-parser" "$ROOT/packages/pyptx-dsl"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
-    "nvidia-cuda-nvcc==13.5.*"
+    "$ROOT/packages/pyptx-ir" "$ROOT/packages/pyptx-parser" "$ROOT/packages/pyptx-dsl" \
+    "$ROOT/packages/pyptx-emu" "$ROOT/packages/pyptx-runtime" "nvidia-cuda-nvcc==13.5.*"
 
 echo "quickstart: pyptx ptx ${KERNEL_FILE#"$ROOT"/} --check"
 "$VENV/bin/pyptx" ptx "$KERNEL_FILE" --check
+
+echo
+echo "quickstart: python examples/run_vector_add.py"
+"$VENV/bin/python" "$ROOT/examples/run_vector_add.py"
 
 echo
 echo "quickstart: python -m pyptx.parser ${PTX_FILE#"$ROOT"/}"

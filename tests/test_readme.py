@@ -30,6 +30,18 @@ def test_the_emulator_example_runs() -> None:
     assert getattr(stats, "warp_instructions", 0) > 0
 
 
+def test_the_launch_example_runs() -> None:
+    """The "Writing a kernel" block defines ``double``; the launch block calls it."""
+    blocks = _python_blocks()
+    (define,) = [b for b in blocks if "from pyptx import Tile" in b]
+    (call,) = [b for b in blocks if "double(x)" in b]
+    namespace: dict[str, object] = {}
+    exec(compile(define, "README.md", "exec"), namespace)
+    exec(compile(call, "README.md", "exec"), namespace)
+    y = namespace["y"]
+    assert getattr(y, "shape", None) == (1024,)
+
+
 @pytest.mark.parametrize("needle", ["from pyptx.parser import parse", "from pyptx import Tile"])
 def test_the_other_examples_are_still_there(needle: str) -> None:
     assert any(needle in b for b in _python_blocks())

@@ -66,6 +66,8 @@ class KernelRegistry:
         self._lock = threading.Lock()
         self._entries: dict[int, _Entry] = {}
         self._owned: set[tuple[int, int]] = set()
+        self.ready: set[tuple[int, int]] = set()
+        """(handle, device) pairs already compiled, registered and checked for the device."""
 
     def prepare(self, spec: Specialization, target: str, *, owner: object = None) -> int:
         """Compile ``spec`` for ``target`` and register it with the shim (once).
@@ -147,6 +149,7 @@ class KernelRegistry:
         with self._lock:
             entry = self._entries.pop(handle, None)
             self._owned = {k for k in self._owned if k[1] != handle}
+            self.ready = {k for k in self.ready if k[0] != handle}
         if entry is None:
             return False
         for finalizer in entry.finalizers:
@@ -205,10 +208,16 @@ def launch_on_gpu(
         CompileError, ShimError, GpuUnavailable, RuntimeLaunchError: see
             :meth:`KernelRegistry.prepare` and :meth:`pyptx.runtime._shim.Shim.launch`.
     """
-    arch = device_arch(device)
-    if arch is None:
-        from ._errors import GpuUnavailable
+    registry = _REGISTRY or kernel_registry()
+    owned = owner is None or (id(owner), spec.handle) in registry._owned
+    if owned and (spec.handle, device) in registry.ready:
+        handle = spec.handle  # the hot path: compiled, registered, checked for this device
+    else:
+        arch = device_arch(device)
+        if arch is None:
+            from ._errors import GpuUnavailable
 
-        raise GpuUnavailable(f"CUDA device {device} is not visible to the driver")
-    handle = kernel_registry().prepare(spec, compile_target(spec.arch, arch), owner=owner)
+            raise GpuUnavailable(f"CUDA device {device} is not visible to the driver")
+        handle = registry.prepare(spec, compile_target(spec.arch, arch), owner=owner)
+        registry.ready.add((handle, device))
     load_shim().launch(handle, stream, pointers, spec.pack_scalars(scalars), device)
