@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyptx import Tile, kernel, ptx, reg
+from pyptx import Layout, Tile, kernel, ptx, reg
 from pyptx.types import f32, u32, u64
 
 BLOCK = 128
@@ -108,3 +108,19 @@ def first_column(x, y, *, SCALE=1):  # type: ignore[no-untyped-def]
     # x is M x K with K fixed to 1 in the tests, y is M x 1.
     ptx.ld(v, ptx.addr(x.ptr() + row), space="global")
     ptx.st(ptx.addr(y.ptr() + row), v * float(SCALE), space="global")
+
+
+@kernel(
+    in_specs=(Tile(4, 3, f32, layout=Layout.COL),),
+    out_specs=(Tile(4, 3, f32, layout=Layout.COL),),
+    block=(12, 1, 1),
+    arch="sm_80",
+)
+def copy_column_major(x, y):  # type: ignore[no-untyped-def]
+    """y = x for a 4x3 column-major tile: element (i, j) sits at i + 4 * j."""
+    tid = reg.from_(ptx.special.tid.x(), u32)
+    off = reg.scalar(u64)
+    ptx.mul(off, tid, 4, mode="wide")
+    v = reg.scalar(f32)
+    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+    ptx.st(ptx.addr(y.ptr() + off), v, space="global")

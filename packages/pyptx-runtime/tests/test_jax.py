@@ -130,3 +130,8 @@ def test_shard_map_over_a_multi_device_cpu_mesh() -> None:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("mesh ok")
+
+
+def test_column_major_tiles_are_refused_for_jax() -> None:
+    with pytest.raises(ArgumentError, match=r"Layout.COL tile, but JAX arrays are row-major"):
+        rk.copy_column_major(jnp.zeros((4, 3), jnp.float32))

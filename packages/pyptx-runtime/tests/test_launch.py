@@ -130,3 +130,12 @@ def test_every_public_name_has_a_docstring() -> None:
         value = getattr(runtime, name)
         if callable(value) or isinstance(value, type):
             assert (value.__doc__ or "").strip(), f"pyptx.runtime.{name} has no docstring"
+
+
+def test_column_major_tiles_take_and_give_fortran_arrays() -> None:
+    a = np.asfortranarray(np.arange(12, dtype=np.float32).reshape(4, 3))
+    out = rk.copy_column_major(a)
+    assert out.flags.f_contiguous
+    np.testing.assert_array_equal(out, a)
+    with pytest.raises(ArgumentError, match=r"argument 0 \(x\) must be column-major"):
+        rk.copy_column_major(np.ascontiguousarray(a))

@@ -156,3 +156,10 @@ def test_numpy_and_torch_agree() -> None:
     x = torch.randn(3, hidden)
     w = torch.randn(hidden)
     np.testing.assert_array_equal(rms_norm(x, w).numpy(), rms_norm(x.numpy(), w.numpy()))
+
+
+def test_column_major_tiles() -> None:
+    t = torch.arange(12.0).reshape(3, 4).t()  # a 4x3 column-major view
+    out = rk.copy_column_major(t)
+    assert out.shape == (4, 3) and out.t().is_contiguous()
+    torch.testing.assert_close(out, t, rtol=0, atol=0)

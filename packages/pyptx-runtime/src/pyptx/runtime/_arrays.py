@@ -34,6 +34,7 @@ class ArrayInfo:
         device_index: the CUDA device ordinal, or ``None``.
         contiguous: whether the elements are dense and row-major.
         data_ptr: the address of the first element, when known (torch, numpy).
+        column_major: whether the elements are dense and column-major (Fortran order).
     """
 
     framework: Framework
@@ -43,6 +44,7 @@ class ArrayInfo:
     device_index: int | None
     contiguous: bool
     data_ptr: int | None
+    column_major: bool = False
 
     def where(self) -> str:
         """``"cuda:0"``, ``"cpu"``...: the device in messages."""
@@ -61,6 +63,7 @@ def _torch_info(t: Any) -> ArrayInfo:
         dev.index if dev.type == "cuda" else None,
         bool(t.is_contiguous()),
         None,  # read only where needed: data_ptr() is not traceable under torch.compile
+        bool(t.dim() == 2 and t.t().is_contiguous()),
     )
 
 
@@ -73,6 +76,7 @@ def _numpy_info(a: Any) -> ArrayInfo:
         None,
         bool(a.flags.c_contiguous),
         int(a.ctypes.data),
+        bool(a.flags.f_contiguous),
     )
 
 

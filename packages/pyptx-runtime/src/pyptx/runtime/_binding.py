@@ -18,7 +18,7 @@ from pyptx.dsl.kernel import Kernel
 from pyptx.dsl.tile import Layout, Tile
 from pyptx.ir import PtxType, TypeKind
 
-from ._arrays import ArrayInfo, describe
+from ._arrays import ArrayInfo, Framework, describe
 from ._errors import ArgumentError
 
 __all__ = ["Bound", "bind", "dtype_names", "launch_dims"]
@@ -75,7 +75,8 @@ class Bound:
         inputs: the ``in_specs`` arrays as given.
         infos: what the runtime knows about each input.
         scalars: the ``raw_params`` values, in declaration order.
-        outputs: the shape and element type of each ``out_specs`` array.
+        outputs: the shape and element type of each ``out_specs`` array (``Layout.COL``
+            outputs are allocated column-major).
     """
 
     kernel: Kernel
@@ -124,7 +125,17 @@ def _check_input(
                 f"{what} should have size {dim} on axis {axis} ({spec}), got shape {info.shape}"
             )
     if tile.layout is Layout.COL:
-        return  # checked where strides are known (launch time)
+        if info.framework is Framework.JAX:
+            raise ArgumentError(
+                f"{what} is a Layout.COL tile, but JAX arrays are row-major; pass x.T to a "
+                "row-major (Layout.ROW) tile of the transposed shape instead"
+            )
+        if not info.column_major:
+            raise ArgumentError(
+                f"{what} must be column-major (Layout.COL): pass a Fortran-ordered array "
+                "(np.asfortranarray, or t.t().contiguous().t() in torch)"
+            )
+        return
     if not info.contiguous:
         raise ArgumentError(
             f"{what} must be contiguous (row-major, {tile.layout.name} layout); pass "
@@ -263,6 +274,11 @@ def bind(kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Boun
                 )
             shape.append(env[d] if isinstance(d, str) else d)
         outputs.append((tuple(shape), tile.dtype))
+        if tile.layout is Layout.COL and any(i.framework is Framework.JAX for i in infos):
+            raise ArgumentError(
+                f"{kernel.name}: output {names[n_in + j]} is a Layout.COL tile, which JAX "
+                "arrays cannot be; declare it row-major"
+            )
     for tile in kernel.in_specs + kernel.out_specs:
         for d in tile.symbolic_dims:
             if d not in env:

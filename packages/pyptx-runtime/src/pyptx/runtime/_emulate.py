@@ -61,7 +61,13 @@ def numpy_dtype(name: str) -> np.dtype[Any]:
 
 
 def raw_view(array: np.ndarray) -> np.ndarray:
-    """``array`` itself, or a same-width unsigned view of it for ml_dtypes types (bf16, fp8)."""
+    """``array``'s memory as the emulator takes it: C-contiguous, numpy-native dtype.
+
+    A column-major array becomes its (C-contiguous) transpose, and ml_dtypes types (bf16,
+    fp8) a same-width unsigned view; both share ``array``'s memory, so writes land in it.
+    """
+    if not array.flags.c_contiguous and array.flags.f_contiguous:
+        array = array.T
     if array.dtype.name in _NUMPY_NATIVE:
         return array
     return array.view(f"u{array.dtype.itemsize}")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyptx.dsl.kernel import Kernel
+from pyptx.dsl.tile import Layout
 
 from ._arrays import Framework, describe
 from ._binding import Bound, bind
@@ -124,6 +125,10 @@ def _call_numpy(kernel: Kernel, bound: Bound, backend: str | None) -> Any:
             "JAX arrays on the GPU for backend='gpu'"
         )
     spec = specialize(kernel, dict(bound.template), bound.env)
-    outputs = [np.zeros(shape, dtype=output_dtype(ty)) for shape, ty in bound.outputs]
+    orders = ["F" if t.layout is Layout.COL else "C" for t in kernel.out_specs]
+    outputs = [
+        np.zeros(shape, dtype=output_dtype(ty), order=order)  # type: ignore[call-overload]
+        for (shape, ty), order in zip(bound.outputs, orders, strict=True)
+    ]
     run_emulated(spec, [*bound.inputs, *outputs], bound.scalars)
     return pack_result(kernel, outputs, bound.inputs)

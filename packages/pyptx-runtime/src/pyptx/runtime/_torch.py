@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from pyptx.dsl.kernel import Kernel
+from pyptx.dsl.tile import Layout
 from pyptx.ir import TypeKind
 
 from ._binding import Bound, bind, dtype_names
@@ -54,6 +55,12 @@ def _register_call_now(
 # Dynamo runs this for real while it traces (its result becomes a constant of the graph), so
 # the registration happens before the compiled graph first calls the op.
 _register_call = torch.compiler.assume_constant_result(_register_call_now)
+
+
+def _zeros(shape: Any, dtype: Any, device: Any, column_major: bool) -> Any:
+    if column_major:  # a Layout.COL output: the transpose of a row-major buffer
+        return torch.zeros(tuple(reversed(shape)), dtype=dtype, device=device).t()
+    return torch.zeros(shape, dtype=dtype, device=device)
 
 
 def _torch_dtype(torch: Any, ty: Any) -> Any:
@@ -237,8 +244,8 @@ def call_torch(
     device = _device_of(bound, backend, kernel)
     where = bound.inputs[0].device if bound.inputs else torch.device(device)
     outputs = [
-        torch.zeros(shape, dtype=_torch_dtype(torch, ty), device=where)
-        for shape, ty in bound.outputs
+        _zeros(shape, _torch_dtype(torch, ty), where, tile.layout is Layout.COL)
+        for (shape, ty), tile in zip(bound.outputs, kernel.out_specs, strict=True)
     ]
     if not torch.compiler.is_compiling():
         _run(kernel, bound, outputs, device, stream)
