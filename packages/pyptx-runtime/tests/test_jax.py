@@ -135,3 +135,16 @@ def test_shard_map_over_a_multi_device_cpu_mesh() -> None:
 def test_column_major_tiles_are_refused_for_jax() -> None:
     with pytest.raises(ArgumentError, match=r"Layout.COL tile, but JAX arrays are row-major"):
         rk.copy_column_major(jnp.zeros((4, 3), jnp.float32))
+
+
+def test_a_call_without_results_is_kept_as_a_side_effect() -> None:
+    from pyptx import Tile, kernel, ptx
+    from pyptx.types import f32
+
+    @kernel(in_specs=(Tile("N", f32),), arch="sm_80")
+    def reads_only(x):  # type: ignore[no-untyped-def]
+        ptx.ret()
+
+    text = _cuda_text(lambda x: (reads_only(x), x + 1)[1], X)
+    (line,) = [ln for ln in text.splitlines() if "custom_call @pyptx_launch" in ln]
+    assert "has_side_effect = true" in line

@@ -8,7 +8,7 @@ import pytest
 import runtime_kernels as rk
 from examples_loader import example
 
-from pyptx import Tile, kernel
+from pyptx import Tile, kernel, ptx
 from pyptx.runtime import (
     ArgumentError,
     GpuUnavailable,
@@ -163,3 +163,18 @@ def test_column_major_tiles() -> None:
     out = rk.copy_column_major(t)
     assert out.shape == (4, 3) and out.t().is_contiguous()
     torch.testing.assert_close(out, t, rtol=0, atol=0)
+
+
+def test_a_kernel_that_writes_nothing_visible_is_refused_under_compile() -> None:
+    @kernel(in_specs=(Tile("N", f32),), arch="sm_80")
+    def reads_only(x):  # type: ignore[no-untyped-def]
+        ptx.ret()
+
+    reads_only(X)  # eager: fine (nothing to return)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        reads_only(x)
+        return x + 1
+
+    with pytest.raises(Exception, match=r"has no out_specs and no mutates"):
+        torch.compile(f, fullgraph=True, backend="aot_eager")(X)

@@ -3,14 +3,21 @@
 :class:`KernelRegistry` is the process-wide table of specializations the shim knows: a
 specialization's PTX is compiled once per target (through the on-disk cubin cache), its
 parameter slots are built (TMA descriptor templates included) and it is registered with the
-shim under its handle. The shim loads the module lazily in each CUDA context that launches
-it (so every device of a torch process or a ``jax.shard_map`` mesh gets its own). An entry is
-released, and its modules unloaded, when the last kernel object that registered it is
-garbage-collected, or on :meth:`KernelRegistry.release` / :meth:`KernelRegistry.clear`.
+shim under a handle (the specialization's own for its target, a derived one for another). The
+shim loads the module lazily in each CUDA context that launches it (so every device of a
+torch process or a ``jax.shard_map`` mesh gets its own).
+
+An entry prepared for eager torch launches is released, and its modules unloaded, when the
+last kernel object that launched it is garbage-collected. Entries that something outside
+Python may still call are pinned for the life of the process: those used by JAX (XLA
+executables carry the handle) and those launched during CUDA graph capture (the graph keeps
+the function). :meth:`KernelRegistry.release` and :meth:`KernelRegistry.clear` release
+explicitly.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from collections.abc import Sequence
@@ -23,7 +30,7 @@ from ._shim import ParamSlot, load_shim
 from ._specialize import ParamKind, Specialization
 from ._tma import tensor_map_spec, tensor_map_template
 
-__all__ = ["KernelRegistry", "compile_target", "kernel_registry", "launch_on_gpu"]
+__all__ = ["KernelRegistry", "compile_target", "handle_for", "kernel_registry", "launch_on_gpu"]
 
 
 def compile_target(kernel_arch: str, device: str) -> str:
@@ -42,13 +49,23 @@ def compile_target(kernel_arch: str, device: str) -> str:
     def number(arch: str) -> int:
         return int(arch[3:].rstrip("af"))
 
-    specific = kernel_arch.endswith(("a", "f"))
-    if specific or number(kernel_arch) > number(device):
-        raise ArgumentError(
-            f"the kernel targets {kernel_arch}, which cannot run on this {device} GPU; trace "
-            f"it for {device} (arch='{device}' or arch='auto')"
-        )
-    return device
+    if kernel_arch.endswith("f") and number(kernel_arch) // 10 == number(device) // 10:
+        if number(kernel_arch) <= number(device):
+            return kernel_arch  # a family target: its cubin runs on later family members
+    elif not kernel_arch.endswith(("a", "f")) and number(kernel_arch) <= number(device):
+        return device
+    raise ArgumentError(
+        f"the kernel targets {kernel_arch}, which cannot run on this {device} GPU; trace "
+        f"it for {device} (arch='{device}' or arch='auto')"
+    )
+
+
+def handle_for(spec: Specialization, target: str) -> int:
+    """The shim handle of ``spec`` compiled for ``target`` (its own handle for its own arch)."""
+    if target == spec.arch:
+        return spec.handle
+    digest = hashlib.sha256(f"{spec.handle}:{target}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
 @dataclass
@@ -56,6 +73,7 @@ class _Entry:
     spec: Specialization
     compiled: Compiled
     owners: int = 0
+    pinned: bool = False
     finalizers: list[weakref.finalize] = field(default_factory=list)
 
 
@@ -66,8 +84,8 @@ class KernelRegistry:
         self._lock = threading.Lock()
         self._entries: dict[int, _Entry] = {}
         self._owned: set[tuple[int, int]] = set()
-        self.ready: set[tuple[int, int]] = set()
-        """(handle, device) pairs already compiled, registered and checked for the device."""
+        self.ready: dict[tuple[int, int], int] = {}
+        """(specialization handle, device) -> the shim handle prepared for that device."""
 
     def prepare(self, spec: Specialization, target: str, *, owner: object = None) -> int:
         """Compile ``spec`` for ``target`` and register it with the shim (once).
@@ -75,7 +93,8 @@ class KernelRegistry:
         Args:
             spec: the specialization.
             target: the device's target (see :func:`compile_target`).
-            owner: an object (the kernel) whose garbage collection releases the entry.
+            owner: an object (the kernel) whose garbage collection releases the entry;
+                ``None`` pins the entry for the life of the process.
 
         Returns:
             The handle to launch with.
@@ -85,7 +104,7 @@ class KernelRegistry:
             ShimError: the shim cannot be built or loaded.
             GpuUnavailable: TMA templates need the driver, and there is none.
         """
-        handle = spec.handle
+        handle = handle_for(spec, target)
         with self._lock:
             entry = self._entries.get(handle)
         if entry is None:
@@ -108,7 +127,9 @@ class KernelRegistry:
             )
             with self._lock:
                 entry = self._entries.setdefault(handle, _Entry(spec, compiled))
-        if owner is not None:
+        if owner is None:
+            entry.pinned = True
+        else:
             self._own(entry, handle, owner)
         return handle
 
@@ -129,7 +150,7 @@ class KernelRegistry:
             if entry is None:
                 return
             entry.owners -= 1
-            if entry.owners > 0:
+            if entry.owners > 0 or entry.pinned:
                 return
         self.release(handle)
 
@@ -149,7 +170,7 @@ class KernelRegistry:
         with self._lock:
             entry = self._entries.pop(handle, None)
             self._owned = {k for k in self._owned if k[1] != handle}
-            self.ready = {k for k in self.ready if k[0] != handle}
+            self.ready = {k: v for k, v in self.ready.items() if v != handle}
         if entry is None:
             return False
         for finalizer in entry.finalizers:
@@ -209,15 +230,14 @@ def launch_on_gpu(
             :meth:`KernelRegistry.prepare` and :meth:`pyptx.runtime._shim.Shim.launch`.
     """
     registry = _REGISTRY or kernel_registry()
-    owned = owner is None or (id(owner), spec.handle) in registry._owned
-    if owned and (spec.handle, device) in registry.ready:
-        handle = spec.handle  # the hot path: compiled, registered, checked for this device
-    else:
+    key = (spec.handle, device)
+    handle = registry.ready.get(key)
+    if handle is None or (owner is not None and (id(owner), handle) not in registry._owned):
         arch = device_arch(device)
         if arch is None:
             from ._errors import GpuUnavailable
 
             raise GpuUnavailable(f"CUDA device {device} is not visible to the driver")
         handle = registry.prepare(spec, compile_target(spec.arch, arch), owner=owner)
-        registry.ready.add((handle, device))
+        registry.ready[key] = handle
     load_shim().launch(handle, stream, pointers, spec.pack_scalars(scalars), device)

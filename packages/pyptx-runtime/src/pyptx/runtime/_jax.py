@@ -36,19 +36,19 @@ FFI_TARGET = "pyptx_launch"
 """The name of the XLA FFI target the CUDA lowering calls."""
 
 
-def register_ffi_target() -> bool:
+def register_ffi_target() -> Any:
     """Register the shim's ``pyptx_launch`` handler with XLA for the CUDA platform.
 
-    Idempotent. Returns ``False`` where it cannot be registered (no JAX, or a shim built
-    without the XLA headers); :func:`pyptx.runtime.shim_load_error` says why the shim is
-    missing.
+    Idempotent. Returns a status that is truthy when the target is registered, and falsy
+    with its ``reason`` where it cannot be (no JAX, or a shim built without the XLA
+    headers); :func:`pyptx.runtime.shim_load_error` says why a shim is missing altogether.
 
     Raises:
         ShimError: the shim cannot be built or loaded.
     """
     from ._shim import load_shim
 
-    return bool(load_shim().register_ffi_target())
+    return load_shim().register_ffi_target()
 
 
 def _jax_dtype(jnp: Any, ty: Any) -> Any:
@@ -61,16 +61,19 @@ def jax_ffi_call(
     result_types: Sequence[Any],
     aliases: Mapping[int, int],
     scalars: Sequence[int | float],
+    handle: int | None = None,
 ) -> Any:
     """The ``pyptx_launch`` FFI call for ``spec`` on ``operands`` (parameter order).
 
     Args:
-        spec: the specialization (its ``handle`` must be registered with the shim before
-            the call runs; :func:`call_jax` does that on GPU machines).
+        spec: the specialization (its handle must be registered with the shim before the
+            call runs; :func:`call_jax` does that on GPU machines).
         operands: every buffer, in kernel parameter order (inputs, then outputs).
         result_types: ``jax.ShapeDtypeStruct`` of each result.
         aliases: operand index -> result index (outputs and mutated inputs).
         scalars: the ``raw_params`` values.
+        handle: the shim handle to call (default: ``spec.handle``, the specialization
+            compiled for its own target).
 
     Returns:
         The results (a list).
@@ -84,28 +87,37 @@ def jax_ffi_call(
         list(result_types),
         input_output_aliases=dict(aliases),
         vmap_method="sequential",
+        has_side_effect=not result_types,  # else XLA drops a call whose results nobody uses
     )
-    return call(*operands, **xla_attributes(spec.handle, spec.pack_scalars(scalars)))
+    attributes = xla_attributes(
+        spec.handle if handle is None else handle, spec.pack_scalars(scalars)
+    )
+    return call(*operands, **attributes)
 
 
-def _prepare_gpu(kernel: Kernel, spec: Specialization) -> None:
-    """Compile and register ``spec`` with the shim when this process has a GPU backend."""
+def _prepare_gpu(spec: Specialization) -> int | None:
+    """Compile and register ``spec`` with the shim when this process has a CUDA backend.
+
+    Returns the shim handle to call, or ``None`` when there is no CUDA backend here (lowering
+    for CUDA elsewhere, as ``jax.export`` does). The entry is pinned: XLA executables keep the
+    handle for as long as they live. Every GPU of the process must share one architecture
+    (one lowering serves all of them).
+    """
     import jax
 
     try:
         devices = jax.devices("cuda")
     except RuntimeError:
-        return  # lowering for CUDA elsewhere (jax.export): nothing to load here
+        return None
     from ._driver import device_arch
-    from ._gpu import kernel_registry
+    from ._gpu import compile_target, kernel_registry
 
-    if not register_ffi_target():
-        raise ShimError(
-            "the launch shim was built without the XLA FFI headers, so JAX cannot call it; "
-            "rebuild it with JAX installed (pyptx.runtime.build_shim(with_xla=True))"
-        )
-    arch = device_arch(devices[0].id) or spec.arch
-    kernel_registry().prepare(spec, arch, owner=kernel)
+    status = register_ffi_target()
+    if not status:
+        raise ShimError(f"cannot register the pyptx_launch XLA target: {status.reason}")
+    local = getattr(devices[0], "local_hardware_id", None)
+    arch = device_arch(local if local is not None else 0) or spec.arch
+    return kernel_registry().prepare(spec, compile_target(spec.arch, arch))
 
 
 def _emulate(kernel: Kernel, spec: Specialization, bound: Bound) -> Any:
@@ -154,21 +166,26 @@ def call_jax(
         )
         return list(results)
 
+    handle: int | None = None
+
     def on_gpu(*operands: Any) -> list[Any]:
         zeros = [jnp.zeros(t.shape, t.dtype) for t in out_types]
         aliases = {n_in + j: j for j in range(len(out_types))}
         for m, n in enumerate(kernel.mutates):
             aliases[names.index(n)] = len(out_types) + m
-        return list(jax_ffi_call(spec, [*operands, *zeros], result_types, aliases, bound.scalars))
+        buffers = [*operands, *zeros]
+        return list(
+            jax_ffi_call(spec, buffers, result_types, aliases, bound.scalars, handle=handle)
+        )
 
     if backend == "emu":
         results = on_cpu(*inputs)
     elif backend == "gpu":
         _gpu_backend_or_raise(kernel)
-        _prepare_gpu(kernel, spec)
+        handle = _prepare_gpu(spec)
         results = on_gpu(*inputs)
     else:
-        _prepare_gpu(kernel, spec)
+        handle = _prepare_gpu(spec)
         results = jax.lax.platform_dependent(*inputs, cpu=on_cpu, cuda=on_gpu)
     outputs = results[: len(out_types)]
     mutated = results[len(out_types) :]

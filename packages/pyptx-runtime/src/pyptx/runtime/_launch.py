@@ -65,11 +65,21 @@ def pack_result(kernel: Kernel, outputs: Sequence[Any], inputs: Sequence[Any]) -
     return result[0] if len(result) == 1 else tuple(result)
 
 
-def _framework(kernel: Kernel, args: Sequence[Any]) -> Framework:
+def _framework(kernel: Kernel, args: Sequence[Any], backend: str | None) -> Framework:
     for value in args[: len(kernel.in_specs)]:
         info = describe(value)
         if info is not None:
             return info.framework
+    if backend == "gpu" and not kernel.in_specs:
+        # No array says where to run: a GPU launch of an input-less kernel goes through torch.
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            raise ArgumentError(
+                f"{kernel.name} has no inputs, and backend='gpu' launches such kernels through "
+                "torch, which is not installed"
+            ) from None
+        return Framework.TORCH
     return Framework.NUMPY
 
 
@@ -100,7 +110,7 @@ def launch(
         pyptx.emu.EmuError: the kernel faulted in the emulator.
     """
     check_backend(backend)
-    framework = _framework(kernel, args)
+    framework = _framework(kernel, args, backend)
     if framework is Framework.TORCH:
         from ._torch import call_torch
 

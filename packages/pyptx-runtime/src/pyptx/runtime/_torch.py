@@ -88,15 +88,32 @@ def _device_of(bound: Bound, backend: str | None, kernel: Kernel) -> str:
     return device
 
 
-def _stream_handle(torch: Any, stream: Any, device_index: int) -> int:
+def _on_stream(stream: Any, device_index: int, buffers: Sequence[Any]) -> int:
+    """The ``CUstream`` to launch on, ordered after the work that produced ``buffers``.
+
+    The current stream by default. An explicit ``stream`` (a ``torch.cuda.Stream`` or a raw
+    ``CUstream`` int) first waits for the current stream, which zero-filled the outputs, and
+    every buffer is recorded on it so the caching allocator does not reuse its memory early.
+    """
+    current = torch.cuda.current_stream(device_index)
+    target: Any
     if stream is None:
-        return int(torch.cuda.current_stream(device_index).cuda_stream)
-    if isinstance(stream, int):
-        return stream
-    handle = getattr(stream, "cuda_stream", None)
-    if handle is None:
+        return int(current.cuda_stream)
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        target = torch.cuda.ExternalStream(stream, device=device_index)
+    elif isinstance(stream, torch.cuda.Stream):
+        target = stream
+    else:
         raise ArgumentError(f"stream must be a torch.cuda.Stream or a CUstream int, got {stream!r}")
-    return int(handle)
+    if target.device.index != device_index:
+        raise ArgumentError(
+            f"stream is on cuda:{target.device.index}, but the tensors are on cuda:{device_index}"
+        )
+    if target.cuda_stream != current.cuda_stream:
+        target.wait_stream(current)
+        for t in buffers:
+            t.record_stream(target)
+    return int(target.cuda_stream)
 
 
 def _numpy_view(torch: Any, t: Any) -> Any:
@@ -129,13 +146,14 @@ def _run(kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stre
                 f"16-byte aligned address; got {t.data_ptr():#x} (a view at an odd offset?)"
             )
     index = buffers[0].device.index if buffers else torch.cuda.current_device()
+    capturing = torch.cuda.is_current_stream_capturing()
     launch_on_gpu(
         spec,
         device=index,
-        stream=_stream_handle(torch, stream, index),
+        stream=_on_stream(stream, index, buffers),
         pointers=[int(t.data_ptr()) for t in buffers],
         scalars=bound.scalars,
-        owner=kernel,
+        owner=None if capturing else kernel,  # a captured graph keeps the module: pin it
     )
 
 
@@ -258,6 +276,11 @@ def call_torch(
     ints, floats = _split_scalars(kernel, bound.scalars)
     if stream is not None and not isinstance(stream, int):
         raise ArgumentError("under torch.compile, pass stream= as a CUstream int (or omit it)")
+    if not outputs and not mutated:
+        raise ArgumentError(
+            f"{kernel.name} has no out_specs and no mutates, so under torch.compile its launch "
+            "has no visible effect and would be dropped; declare what it writes (mutates=)"
+        )
     launch_op = torch.ops.pyptx.launch
     launch_op(call, reading, [*outputs, *mutated], ints, floats, -1 if stream is None else stream)
     return pack_result(kernel, outputs, bound.inputs)

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Run pyptx's GPU checks on an NVIDIA machine, offline, from the repository root.
+#
+#   OUT=/some/dir bash scripts/gpu_suite.sh [extra pytest arguments]
+#
+# Nothing is installed: every packages/*/src goes on PYTHONPATH and the machine's own python3
+# (with torch, jax, cuda-python, numpy, pytest) runs the code. The script
+#   1. prints the environment: GPUs, driver, python, torch / jax / cuda-python versions, the
+#      C++ compiler (the launch shim needs one), ptxas, and what pyptx.runtime sees: the
+#      device target, the toolchains it would compile with and whether the shim loads;
+#   2. runs `pytest -m gpu` once per test directory that has gpu-marked tests
+#      (packages/pyptx-runtime/tests -> $OUT/gpu-tests.xml, others -> $OUT/gpu-tests-<dir>.xml),
+#      leaving out test files (and whole directories, through their conftest.py) that import
+#      hypothesis when it is not installed;
+#   3. runs benchmarks/launch_overhead.py -> $OUT/launch_overhead.json.
+# Everything it prints is also written to $OUT/gpu_suite.log. It exits non-zero when a test
+# run fails (or collects nothing in packages/pyptx-runtime/tests) or the benchmark crashes,
+# and stays under 8 minutes: each step runs under `timeout`, within an overall deadline.
+# OUT defaults to ./gpu-out.
+
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 2
+OUT="${OUT:-./gpu-out}"
+mkdir -p "$OUT" || exit 2
+OUT="$(cd "$OUT" && pwd)"
+LOG="$OUT/gpu_suite.log"
+
+DEADLINE=450      # seconds for everything (7.5 minutes)
+BENCH_RESERVE=100 # kept back for the benchmark while tests run
+PYTHON="${PYTHON:-python3}"
+
+# --------------------------------------------------------------------------------------------
+
+remaining() { echo $((DEADLINE - SECONDS)); }
+
+# step_timeout CAP [RESERVE]: CAP, or less so that RESERVE seconds stay before the deadline.
+step_timeout() {
+    local cap=$1 reserve=${2:-0} left
+    left=$(($(remaining) - reserve))
+    if ((left < cap)); then cap=$left; fi
+    if ((cap < 5)); then cap=5; fi
+    echo "$cap"
+}
+
+section() { printf '\n==== %s (t=%ss)\n' "$*" "$SECONDS"; }
+
+# run_limited SECONDS CMD...: CMD under timeout; prints why when the time runs out.
+run_limited() {
+    local limit=$1 rc
+    shift
+    timeout -k 10 "$limit" "$@"
+    rc=$?
+    if ((rc == 124 || rc == 137)); then
+        echo "!! timed out after ${limit}s: $*"
+    fi
+    return "$rc"
+}
+
+have_module() { "$PYTHON" -c "import $1" >/dev/null 2>&1; }
+
+imports_hypothesis() { grep -Eq '^[[:space:]]*(import|from)[[:space:]]+hypothesis' "$1"; }
+
+print_environment() {
+    section "environment"
+    echo "repository: $ROOT"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'unknown (no git metadata)')"
+    echo "kernel: $(uname -srm)"
+    echo "--- nvidia-smi -L"
+    run_limited 30 nvidia-smi -L || echo "(nvidia-smi failed or is missing)"
+    run_limited 30 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap \
+        --format=csv || true
+    echo "--- python: $(command -v "$PYTHON") ($("$PYTHON" --version 2>&1))"
+    run_limited 60 "$PYTHON" - <<'EOF' || true
+import importlib.metadata as md
+
+def version(name):
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return "not installed"
+
+for name in ("torch", "jax", "jaxlib", "jax-cuda13-plugin", "cuda-python", "cuda-bindings",
+             "cuda-core", "nvidia-nvjitlink", "nvidia-cuda-nvcc", "numpy", "ml-dtypes",
+             "pytest", "pytest-xdist", "hypothesis"):
+    print(f"{name:>18}: {version(name)}")
+try:
+    import torch
+    print(f"torch CUDA {torch.version.cuda}, available: {torch.cuda.is_available()}, "
+          f"devices: {torch.cuda.device_count()}")
+    if torch.cuda.is_available():
+        print(f"torch device 0: {torch.cuda.get_device_name(0)}, "
+              f"capability {torch.cuda.get_device_capability(0)}")
+except Exception as exc:
+    print(f"torch: {type(exc).__name__}: {exc}")
+try:
+    import jax
+    print(f"jax devices: {jax.devices()}")
+except Exception as exc:
+    print(f"jax: {type(exc).__name__}: {exc}")
+EOF
+    echo "--- C++ compiler: $(command -v c++ || command -v g++ || echo none)"
+    echo "--- ptxas on PATH: $(command -v ptxas || echo none); nvcc: $(command -v nvcc || echo none)"
+    echo "--- pyptx.runtime"
+    # Builds the launch shim (cached under PYPTX_CACHE_DIR), so the tests do not pay for it.
+    run_limited "$(step_timeout 180 $((BENCH_RESERVE + 120)))" "$PYTHON" - <<'EOF' || true
+import pyptx.runtime as rt
+from pyptx.dsl.kernel import find_tool
+from pyptx.runtime import _compile, _driver
+
+loaded = _driver._load()
+print("driver:", "loaded" if not isinstance(loaded, str) else loaded)
+print("driver version:", rt.driver_version(), "| gpus:", rt.gpu_count())
+for device in range(rt.gpu_count()):
+    print(f"device {device} target: {rt.device_arch(device)}")
+arch = rt.device_arch(0) or rt.EMULATOR_ARCH
+print("ptxas (find_tool):", find_tool("ptxas"))
+for toolchain in _compile.TOOLCHAINS:
+    reason = toolchain.unavailable(arch)
+    state = f"usable, version {toolchain.version()}" if reason is None else f"unusable: {reason}"
+    print(f"toolchain {toolchain.name} for {arch}: {state}")
+print("fingerprint:", rt.toolchain_fingerprint(arch))
+print("cache root:", rt.cache_root())
+error = rt.shim_load_error()
+if error is None:
+    shim = rt.load_shim()
+    print(f"shim: {shim.path} (XLA handler: {shim.has_xla}; {shim.xla_error or 'ok'})")
+else:
+    print("shim: NOT LOADABLE:", error)
+EOF
+}
+
+# Test directories holding gpu-marked tests, the runtime's first.
+gpu_test_dirs() {
+    local dir
+    echo "packages/pyptx-runtime/tests"
+    for dir in packages/*/tests tests; do
+        [[ -d $dir && $dir != packages/pyptx-runtime/tests ]] || continue
+        if grep -rlqE 'pytest\.mark\.gpu|mark\.gpu\b' --include='*.py' "$dir"; then
+            echo "$dir"
+        fi
+    done
+}
+
+run_tests() {
+    local dir=$1 name junit limit rc file
+    local -a ignores=()
+    name=$(basename "$(dirname "$dir")")
+    [[ $dir == tests ]] && name=integration
+    if [[ $dir == packages/pyptx-runtime/tests ]]; then
+        junit="$OUT/gpu-tests.xml"
+    else
+        junit="$OUT/gpu-tests-$name.xml"
+    fi
+    section "pytest -m gpu $dir"
+    if ! have_module hypothesis; then
+        if [[ -f $dir/conftest.py ]] && imports_hypothesis "$dir/conftest.py"; then
+            echo "skipped: $dir/conftest.py imports hypothesis, which is not installed here"
+            return 0
+        fi
+        while IFS= read -r file; do
+            if imports_hypothesis "$file"; then
+                echo "leaving out $file (imports hypothesis, not installed here)"
+                ignores+=("--ignore=$file")
+            fi
+        done < <(find "$dir" -name '*.py' | sort)
+    fi
+    limit=$(step_timeout 300 "$BENCH_RESERVE")
+    run_limited "$limit" "$PYTHON" -m pytest -m gpu "$dir" -q -p no:cacheprovider -rs \
+        --junitxml "$junit" "${ignores[@]}" "${PYTEST_ARGS[@]}"
+    rc=$?
+    echo "pytest $dir: exit $rc"
+    # 5: nothing selected. Acceptable elsewhere, a failure for the runtime's own GPU tests.
+    if ((rc == 5)) && [[ $dir != packages/pyptx-runtime/tests ]]; then rc=0; fi
+    return "$rc"
+}
+
+run_benchmark() {
+    local rc
+    section "benchmarks/launch_overhead.py"
+    run_limited "$(step_timeout 240)" "$PYTHON" benchmarks/launch_overhead.py \
+        --json "$OUT/launch_overhead.json"
+    rc=$?
+    echo "launch_overhead.py: exit $rc"
+    return "$rc"
+}
+
+main() {
+    local failed=0 dir
+    PYTHONPATH="$(printf '%s:' "$ROOT"/packages/*/src)${PYTHONPATH:-}"
+    export PYTHONPATH="${PYTHONPATH%:}"
+    export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+    export XLA_PYTHON_CLIENT_PREALLOCATE=false # torch and JAX share the GPU in one process
+    export PYPTX_CACHE_DIR="${PYPTX_CACHE_DIR:-$(mktemp -d /tmp/pyptx-gpu-suite.XXXXXX)}"
+    echo "OUT=$OUT PYPTX_CACHE_DIR=$PYPTX_CACHE_DIR"
+    echo "PYTHONPATH=$PYTHONPATH"
+
+    print_environment
+    while IFS= read -r dir; do
+        run_tests "$dir" || failed=1
+    done < <(gpu_test_dirs)
+    run_benchmark || failed=1
+
+    section "done"
+    if ((failed)); then
+        echo "GPU suite FAILED (see above); logs and reports in $OUT"
+    else
+        echo "GPU suite passed; logs and reports in $OUT"
+    fi
+    return "$failed"
+}
+
+PYTEST_ARGS=("$@")
+main 2>&1 | tee "$LOG"
+exit "${PIPESTATUS[0]}"
