@@ -167,8 +167,13 @@ def bench(session: nox.Session) -> None:
     scripts = sorted((ROOT / "benchmarks").glob("*.py"))
     if not scripts:
         session.error("no benchmark scripts (benchmarks/*.py) to run")
-    _install_local(session, ["pyptx-ir", "pyptx-parser", "pyptx-dsl", "pyptx-emu"])
-    session.install("--no-deps", PTXAS_WHEEL)
+    # torch/jax are not installed here: launch_overhead.py uses whatever the machine has
+    # (on a GPU machine, install the CUDA builds first) and skips without a GPU.
+    _install_local(
+        session,
+        ["pyptx-ir", "pyptx-parser", "pyptx-dsl", "pyptx-emu", "pyptx-runtime"],
+        pins=(PTXAS_WHEEL,),
+    )
     for script in scripts:
         session.run("python", str(script.relative_to(ROOT)), *session.posargs)
 

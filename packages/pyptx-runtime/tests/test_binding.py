@@ -108,3 +108,15 @@ def test_a_kernel_without_specs_cannot_be_launched() -> None:
 
     with pytest.raises(ArgumentError, match=r"has tensor parameters but no in_specs/out_specs"):
         k(X)
+
+
+def test_checks_still_apply_to_calls_that_reuse_a_cached_binding() -> None:
+    vector_add = example("vector_add")
+    np.testing.assert_array_equal(vector_add(X, X, 256), 2 * X)
+    np.testing.assert_array_equal(vector_add(X + 1, X, 256), 2 * X + 1)  # new values, same key
+    with pytest.raises(ArgumentError, match=r"scalar n \(\.u32\) must be in"):
+        vector_add(X, X, -5)  # scalars are checked on every call
+    with pytest.raises(ArgumentError, match=r"has N=128"):
+        vector_add(X, X[:128], 256)  # another shape: another key, the full checks
+    with pytest.raises(ArgumentError, match=r"must be contiguous"):
+        vector_add(X, np.tile(X, 2)[::2], 256)  # same shape, other strides

@@ -10,6 +10,8 @@ scalar types and ranges; a mismatch raises :class:`ArgumentError` naming the arg
 from __future__ import annotations
 
 import inspect
+import sys
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -143,30 +145,46 @@ def _check_input(
         )
 
 
+def _scalar_rule(ty: PtxType) -> tuple[bool, int, int]:
+    """(is a float, lowest, highest) for a scalar parameter of PTX type ``ty``."""
+    if ty.kind is TypeKind.FLOAT:
+        return True, 0, 0
+    bits = ty.bits
+    if ty.kind is TypeKind.SIGNED:
+        return False, -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if ty.kind is TypeKind.UNSIGNED:
+        return False, 0, (1 << bits) - 1
+    return False, -(1 << (bits - 1)), (1 << bits) - 1  # .bN: either reading fits
+
+
+# Scalar parameter checks by PTX type name (raw_params spell types by name).
+_SCALAR_RULES = {ty.value: _scalar_rule(ty) for ty in PtxType if ty.bits}
+
+
 def _check_scalar(kernel: Kernel, ty_name: str, name: str, value: Any) -> int | float:
-    ty = PtxType.from_name(ty_name)
-    what = f"{kernel.name}: scalar {name} (.{ty_name})"
-    if type(value).__name__ in ("SymInt", "SymFloat"):  # torch.compile's symbolic sizes
+    is_float, lo, hi = _SCALAR_RULES.get(ty_name, (True, 0, 0))
+    kind = type(value)
+    if kind is int and not is_float and lo <= value <= hi:
+        return value  # the common case, checked
+    if kind is float and is_float:
         return value
-    if "Tracer" in type(value).__name__:
+    what = f"{kernel.name}: scalar {name} (.{ty_name})"
+    if kind.__name__ in ("SymInt", "SymFloat"):  # torch.compile's symbolic sizes
+        return value
+    if "Tracer" in kind.__name__:
         raise ArgumentError(
             f"{what} is a traced JAX value; scalars are baked into the launch, so pass a "
             "Python number (mark it static: jax.jit(..., static_argnums=...))"
-        )  # torch.compile's symbolic sizes
+        )
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         if hasattr(value, "__index__") or hasattr(value, "__float__"):
             value = value.item() if hasattr(value, "item") else value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ArgumentError(f"{what} must be a Python number, got {type(value).__name__}")
-    if ty is None or ty.kind is TypeKind.FLOAT:
+    if is_float:
         return float(value)
     if not isinstance(value, int):
         raise ArgumentError(f"{what} must be an int, got {value!r}")
-    bits = ty.bits
-    lo, hi = {
-        TypeKind.SIGNED: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
-        TypeKind.UNSIGNED: (0, (1 << bits) - 1),
-    }.get(ty.kind, (-(1 << (bits - 1)), (1 << bits) - 1))  # .bN: either reading fits
     if not lo <= value <= hi:
         raise ArgumentError(f"{what} must be in [{lo}, {hi}], got {value}")
     return value
@@ -226,12 +244,84 @@ def _scalars(
     return tuple(out)
 
 
+def _signature(value: Any) -> tuple[Any, ...] | None:
+    """What binding reads from an array (type, shape, dtype, device, strides), hashable."""
+    kind = type(value)
+    module = kind.__module__
+    if module == "numpy":
+        return (kind, value.shape, value.dtype, value.strides)
+    if module == "torch":
+        return (kind, value.shape, value.dtype, value.device, value.stride())
+    return None  # JAX arrays and anything else take the full path
+
+
+# Checked bindings by kernel and call signature: a call whose arrays have the same type,
+# shape, dtype, device and strides, with the same non-scalar keywords, reuses everything but
+# the arrays themselves and the scalars (which are checked on every call).
+# Values hold neither the kernel (the weak key would never die) nor the arrays.
+_Checked = tuple[
+    tuple[tuple[str, Any], ...],
+    tuple[tuple[str, Any], ...],
+    tuple[ArrayInfo, ...],
+    tuple[tuple[tuple[Any, ...], PtxType], ...],
+]
+_BOUND: weakref.WeakKeyDictionary[Kernel, dict[tuple[Any, ...], _Checked]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def bind(kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Bound:
     """Bind ``kernel(*args, **kwargs)`` and check every argument against the specs.
 
     Raises:
         ArgumentError: an argument does not fit (the message names it).
     """
+    n_in = len(kernel.in_specs)
+    key = _call_key(kernel, args, kwargs, n_in)
+    if key is None:
+        return _bind(kernel, args, kwargs)
+    cached = _BOUND.get(kernel, {}).get(key)
+    if cached is None:
+        bound = _bind(kernel, args, kwargs)
+        checked = (bound.template, bound.dims, bound.infos, bound.outputs)
+        _BOUND.setdefault(kernel, {})[key] = checked
+        return bound
+    template, dims, infos, outputs = cached
+    scalar_names = kernel_scalar_names(kernel)
+    by_name = {k: v for k, v in kwargs.items() if k in scalar_names}
+    scalars = _scalars(kernel, args[n_in:], by_name)
+    return Bound(kernel, template, dims, tuple(args[:n_in]), infos, scalars, outputs)
+
+
+def kernel_scalar_names(kernel: Kernel) -> frozenset[str]:
+    """The names of ``kernel``'s ``raw_params``."""
+    return frozenset(name for _, name in kernel.raw_params)
+
+
+def _call_key(
+    kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any], n_in: int
+) -> tuple[Any, ...] | None:
+    """The cache key of a call, or ``None`` where the full path must run."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.compiler.is_compiling():
+        return None  # symbolic shapes: let the compiler trace the full checks
+    if len(args) < n_in:
+        return None
+    signatures = tuple(_signature(a) for a in args[:n_in])
+    if None in signatures:
+        return None
+    scalar_names = kernel_scalar_names(kernel)
+    keywords = tuple((k, v) for k, v in kwargs.items() if k not in scalar_names)
+    key = (len(args), keywords, tuple(sorted(scalar_names & kwargs.keys())), signatures)
+    try:
+        hash(key)
+    except TypeError:
+        return None  # an unhashable template value: the full path reports it
+    return key
+
+
+def _bind(kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Bound:
+    """:func:`bind` without the cache."""
     if kernel.positional and not (kernel.in_specs or kernel.out_specs):
         raise ArgumentError(
             f"kernel {kernel.name} has tensor parameters but no in_specs/out_specs; a launch "

@@ -10,6 +10,7 @@ the template parameters, the dims (so shapes) and the target.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import struct
 import threading
@@ -97,14 +98,20 @@ class Specialization:
         ends = [p.index + p.size for p in self.params if p.kind is ParamKind.SCALAR]
         return max(ends, default=0)
 
+    @functools.cached_property
+    def _packer(self) -> struct.Struct:
+        """One ``struct`` layout for every scalar, padding included (built once)."""
+        fmt, offset = "<", 0
+        for plan in self.params:
+            if plan.kind is ParamKind.SCALAR:
+                assert plan.type is not None
+                fmt += "x" * (plan.index - offset) + _struct_code(plan.type)
+                offset = plan.index + plan.size
+        return struct.Struct(fmt)
+
     def pack_scalars(self, values: Sequence[int | float]) -> bytes:
         """The ``raw_params`` values packed as the shim and the param buffer want them."""
-        out = bytearray(self.scalar_bytes)
-        scalars = [p for p in self.params if p.kind is ParamKind.SCALAR]
-        for plan, value in zip(scalars, values, strict=True):
-            assert plan.type is not None
-            struct.pack_into("<" + _struct_code(plan.type), out, plan.index, value)
-        return bytes(out)
+        return self._packer.pack(*values)
 
 
 def _struct_code(ty: PtxType) -> str:
