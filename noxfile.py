@@ -188,8 +188,19 @@ def docs(session: nox.Session) -> None:
 @nox.session(default=False)
 def gpu(session: nox.Session) -> None:
     """Run the tests marked gpu on an NVIDIA GPU machine, sources on PYTHONPATH (not default)."""
-    session.install(*TEST_TOOLS, "numpy>=1.24", "cuda-python>=12.8", "torch>=2.4")
-    session.install("--no-deps", PTXAS_WHEEL)
+    # pyptx-runtime's dependencies (with CUDA builds of the frameworks), the packages
+    # themselves from PYTHONPATH. Without a package index use scripts/gpu_suite.sh instead.
+    session.install(
+        *TEST_TOOLS,
+        "numpy>=1.24",
+        "ml_dtypes>=0.4",
+        "cuda-python>=12.8",
+        "nvidia-nvjitlink>=13,<14",
+        "nvidia-cuda-runtime>=13,<14",
+        PTXAS_WHEEL,
+        "torch>=2.6",
+        "jax[cuda13]>=0.6",
+    )
     src_dirs = [str(PACKAGES_DIR / name / "src") for name in PACKAGES]
     env = {"PYTHONPATH": os.pathsep.join(src_dirs)}
     reports = Path(session.create_tmp()) / "gpu-reports"

@@ -517,3 +517,15 @@ def test_undeclared_registers_are_errors() -> None:
         ptx.inst.add.u32(Reg("%mine1", u32), Reg("%mine0", u32), 1)
 
     assert "add.u32 %mine1, %mine0, 1;" in body(declared_in_raw.ptx())
+
+
+def test_raw_statements_record_the_python_line_too() -> None:
+    import inspect
+
+    @kernel(arch="sm_80")
+    def k() -> None:
+        ptx.raw("mov.u32 %r9, 1;\nmov.u32 %r9, 2;")
+
+    traced = k.build()
+    line = inspect.getsourcelines(k.fn)[1] + 2
+    assert traced.python_lines[:2] == ((__file__, line), (__file__, line))

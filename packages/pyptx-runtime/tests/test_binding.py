@@ -27,7 +27,7 @@ X = np.arange(256, dtype=np.float32)
         ((X,), {}, r"missing the input arrays y"),
         ((X, [1.0] * 256, 256), {}, r"argument 1 \(y\) should be an array .*got list"),
         ((X, X), {}, r"missing the scalar n \(\.u32\)"),
-        ((X, X, 256, 7), {}, r"got 1 extra positional arguments"),
+        ((X, X, 256, 7), {}, r"got 1 extra positional argument"),
         ((X, X, -1), {}, r"scalar n \(\.u32\) must be in \[0, 4294967295\], got -1"),
         ((X, X, 2**32), {}, r"must be in \[0, 4294967295\]"),
         ((X, X, 2.5), {}, r"scalar n \(\.u32\) must be an int, got 2.5"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,27 @@ def test_prepared_specializations_are_released_with_their_kernel() -> None:
     gc.collect()
     assert not shim.is_registered(handle)
     assert handle not in registry.handles()
+
+
+def test_an_assembler_error_names_the_ptx_line_and_the_python_line() -> None:
+    from pyptx import reg
+    from pyptx.runtime import CompileError
+    from pyptx.types import u32
+
+    @kernel(in_specs=(Tile("N", f32),), arch="sm_80")
+    def bad(x):  # type: ignore[no-untyped-def]
+        r = reg.scalar(u32)
+        ptx.mov(r, 1)
+        ptx.raw("mov.u32 %r0, %rd_not_declared;")  # the DSL does not check raw text
+
+    spec = specialize(bad, {}, {"N": 4})
+    with pytest.raises(CompileError) as caught:
+        kernel_registry().prepare(spec, "sm_80", owner=bad)
+    err = caught.value
+    assert err.python_location is not None
+    path, line = err.python_location
+    assert path == __file__
+    assert "ptx.raw(" in Path(path).read_text().splitlines()[line - 1]
+    assert err.ptx_line is not None
+    assert spec.ptx.splitlines()[err.ptx_line - 1].strip() == "mov.u32 %r0, %rd_not_declared;"
+    assert f"{path}:{line}" in str(err) and "%rd_not_declared" in str(err)

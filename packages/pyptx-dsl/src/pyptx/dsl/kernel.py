@@ -363,8 +363,9 @@ class Kernel:
         """Trace the kernel and return the module with its launch facts and source lines.
 
         Args:
-            arch: a target to trace for instead of the kernel's own (the runtime passes the
-                device's target for ``arch="auto"`` kernels launched on another GPU).
+            arch: a target to trace for instead of the kernel's own (the runtime resolves
+                ``arch="auto"`` on each call and passes the result, so a specialization is
+                keyed by the target it was traced for).
             **kwargs: template parameters and symbolic dimension values.
 
         Raises:

@@ -6,7 +6,7 @@ from pyptx.ir import Instruction, Label, StateSpace, VariableDecl, walk
 from pyptx.parser import PtxSyntaxError, parse
 
 from ._trace import current
-from .errors import PtxDslError
+from .errors import PtxDslError, user_location
 
 __all__ = ["raw"]
 
@@ -36,6 +36,7 @@ def raw(text: str) -> None:
             for d in decl.declarators:
                 for name in d.names():
                     trace.reg_types.setdefault(name, decl.type)
+    here = user_location()
     for stmt in module.functions[0].statements:
         stmt = stmt.without_trivia()
         if isinstance(stmt, Label):
@@ -43,4 +44,5 @@ def raw(text: str) -> None:
             continue
         if isinstance(stmt, Instruction):
             trace.instructions.append(stmt)
+            trace.locations[id(stmt)] = here
         trace.append(stmt)

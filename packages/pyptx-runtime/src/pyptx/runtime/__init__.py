@@ -25,7 +25,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "EMULATOR_ARCH": ("._launch", "EMULATOR_ARCH"),
     "specialize": ("._specialize", "specialize"),
     "Specialization": ("._specialize", "Specialization"),
-    "ParamKind": ("._specialize", "ParamKind"),
+    "ParamSource": ("._specialize", "ParamSource"),
     "ParamPlan": ("._specialize", "ParamPlan"),
     # devices
     "device_arch": ("._driver", "device_arch"),
@@ -47,6 +47,9 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "cache_root": ("._cache", "cache_root"),
     # the launch shim and the process-wide kernel registry
     "SHIM_ABI_VERSION": ("._shim", "SHIM_ABI_VERSION"),
+    "Shim": ("._shim", "Shim"),
+    "ParamSlot": ("._shim", "ParamSlot"),
+    "FfiTargetStatus": ("._shim", "FfiTargetStatus"),
     "build_shim": ("._shim", "build_shim"),
     "load_shim": ("._shim", "load_shim"),
     "shim_available": ("._shim", "shim_available"),
@@ -55,6 +58,11 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "kernel_registry": ("._gpu", "kernel_registry"),
     # TMA descriptors
     "TensorMapSpec": ("._tma", "TensorMapSpec"),
+    "Im2colSpec": ("._tma", "Im2colSpec"),
+    "TensorMapDataType": ("._tma", "TensorMapDataType"),
+    "Interleave": ("._tma", "Interleave"),
+    "OobFill": ("._tma", "OobFill"),
+    "TensorMapCache": ("._tma", "TensorMapCache"),
     "tensor_map_spec": ("._tma", "tensor_map_spec"),
     "encode_tensor_map": ("._tma", "encode_tensor_map"),
     "encode_tensor_map_im2col": ("._tma", "encode_tensor_map_im2col"),
@@ -100,13 +108,21 @@ if TYPE_CHECKING:
     from ._launch import BACKENDS, EMULATOR_ARCH, auto_arch, launch  # noqa: F401
     from ._shim import (  # noqa: F401
         SHIM_ABI_VERSION,
+        FfiTargetStatus,
+        ParamSlot,
+        Shim,
         build_shim,
         load_shim,
         shim_available,
         shim_load_error,
     )
-    from ._specialize import ParamKind, ParamPlan, Specialization, specialize  # noqa: F401
+    from ._specialize import ParamPlan, ParamSource, Specialization, specialize  # noqa: F401
     from ._tma import (  # noqa: F401
+        Im2colSpec,
+        Interleave,
+        OobFill,
+        TensorMapCache,
+        TensorMapDataType,
         TensorMapSpec,
         encode_tensor_map,
         encode_tensor_map_im2col,

@@ -56,8 +56,9 @@ def differentiable_kernel(
     import torch
 
     n_in = len(forward_kernel.in_specs)
-    pair = f"{forward_kernel.name}/{backward_kernel.name}@{len(_PAIRS)}"
-    _PAIRS[pair] = (forward_kernel, backward_kernel, kwargs)
+    keywords = dict(kwargs)
+    pair = f"{forward_kernel.name}/{backward_kernel.name}@{id(keywords):x}"
+    _PAIRS[pair] = (forward_kernel, backward_kernel, keywords)  # keeps `keywords` (its id) alive
 
     class _Function(torch.autograd.Function):
         @staticmethod

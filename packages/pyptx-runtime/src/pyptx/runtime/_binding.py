@@ -228,7 +228,7 @@ def _scalars(
         raise ArgumentError(
             f"{kernel.name}() takes {len(kernel.in_specs)} arrays and {len(params)} scalars "
             f"({', '.join(n for _, n in params) or 'none'}), got "
-            f"{len(positional) - len(params)} extra positional arguments"
+            f"{len(positional) - len(params)} extra positional argument(s)"
         )
     out: list[int | float] = []
     for i, (ty_name, name) in enumerate(params):

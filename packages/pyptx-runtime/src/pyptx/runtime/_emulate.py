@@ -18,7 +18,7 @@ from pyptx.emu import LaunchStats, launch, tensor_map
 
 from ._binding import dtype_names
 from ._errors import ArgumentError
-from ._specialize import ParamKind, Specialization
+from ._specialize import ParamSource, Specialization
 
 __all__ = ["CHECK_RACES_ENV", "numpy_dtype", "output_dtype", "raw_view", "run_emulated"]
 
@@ -91,12 +91,12 @@ def run_emulated(
     args: list[Any] = []
     values = iter(scalars)
     for plan in spec.params:
-        if plan.kind is ParamKind.SCALAR:
+        if plan.kind is ParamSource.SCALAR:
             args.append(next(values))
             continue
         buffer = raw_view(buffers[plan.index])
         tile = plan.tile
-        if plan.kind is ParamKind.POINTER or tile is None:
+        if plan.kind is ParamSource.POINTER or tile is None:
             args.append(buffer)
             continue
         if tile.tma_rank != 2:

@@ -27,7 +27,7 @@ from ._compile import Compiled, compile_ptx
 from ._driver import device_arch
 from ._errors import ArgumentError
 from ._shim import ParamSlot, load_shim
-from ._specialize import ParamKind, Specialization
+from ._specialize import ParamSource, Specialization
 from ._tma import tensor_map_spec, tensor_map_template
 
 __all__ = ["KernelRegistry", "compile_target", "handle_for", "kernel_registry", "launch_on_gpu"]
@@ -133,6 +133,13 @@ class KernelRegistry:
             self._own(entry, handle, owner)
         return handle
 
+    def pin(self, handle: int) -> None:
+        """Keep ``handle``'s entry for the life of the process (or an explicit release)."""
+        with self._lock:
+            entry = self._entries.get(handle)
+            if entry is not None:
+                entry.pinned = True
+
     def _own(self, entry: _Entry, handle: int, owner: object) -> None:
         key = (id(owner), handle)
         with self._lock:
@@ -201,9 +208,9 @@ def _slots(spec: Specialization) -> list[ParamSlot]:
     dims = dict(spec.dims)
     slots = []
     for plan in spec.params:
-        if plan.kind is ParamKind.SCALAR:
+        if plan.kind is ParamSource.SCALAR:
             slots.append(ParamSlot.scalar(plan.index, plan.size))
-        elif plan.kind is ParamKind.POINTER:
+        elif plan.kind is ParamSource.POINTER:
             slots.append(ParamSlot.pointer(plan.index))
         else:
             assert plan.tile is not None
@@ -240,4 +247,6 @@ def launch_on_gpu(
             raise GpuUnavailable(f"CUDA device {device} is not visible to the driver")
         handle = registry.prepare(spec, compile_target(spec.arch, arch), owner=owner)
         registry.ready[key] = handle
+    elif owner is None:
+        registry.pin(handle)
     load_shim().launch(handle, stream, pointers, spec.pack_scalars(scalars), device)

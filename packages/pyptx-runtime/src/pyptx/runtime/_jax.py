@@ -185,11 +185,26 @@ def call_jax(
         handle = _prepare_gpu(spec)
         results = on_gpu(*inputs)
     else:
-        handle = _prepare_gpu(spec)
+        if _may_run_on_gpu(bound):
+            handle = _prepare_gpu(spec)
         results = jax.lax.platform_dependent(*inputs, cpu=on_cpu, cuda=on_gpu)
     outputs = results[: len(out_types)]
     mutated = results[len(out_types) :]
     return pack_result(kernel, outputs, _with_mutated(kernel, bound.inputs, mutated))
+
+
+def _may_run_on_gpu(bound: Bound) -> bool:
+    """Whether this call can execute on a GPU of this process.
+
+    True for arrays on a GPU, and for traced values while JAX's default backend is a GPU.
+    Lowering for CUDA elsewhere, as ``jax.export`` does, needs nothing registered here.
+    """
+    import jax
+
+    devices = {info.device for info in bound.infos}
+    if "cuda" in devices:
+        return True
+    return "traced" in devices and jax.default_backend() in ("gpu", "cuda")
 
 
 def _gpu_backend_or_raise(kernel: Kernel) -> None:

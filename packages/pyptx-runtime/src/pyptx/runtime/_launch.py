@@ -32,7 +32,8 @@ EMULATOR_ARCH = "sm_90a"
 def auto_arch() -> str:
     """The target for ``arch="auto"``.
 
-    The first GPU's target (``"sm_90a"`` on an H100), else :data:`EMULATOR_ARCH`.
+    The first GPU's target (``"sm_90a"`` on an H100), else :data:`EMULATOR_ARCH`. The DSL
+    asks this only when ``PYPTX_ARCH`` is unset (the variable wins).
     """
     return device_arch(0) or EMULATOR_ARCH
 
@@ -107,6 +108,8 @@ def launch(
         ArgumentError: an argument does not fit the specs (the message names it).
         GpuUnavailable: ``backend="gpu"`` without a usable GPU.
         CompileError: the PTX is rejected (the message shows the PTX and Python lines).
+        ShimError: the launch shim cannot be built or loaded (see ``shim_load_error()``).
+        RuntimeLaunchError: a driver call failed (the message names it).
         pyptx.emu.EmuError: the kernel faulted in the emulator.
     """
     check_backend(backend)

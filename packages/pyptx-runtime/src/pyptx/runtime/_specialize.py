@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import os
 import struct
 import threading
 import weakref
@@ -26,10 +27,10 @@ from pyptx.ir import PtxType, TypeKind
 
 from ._binding import launch_dims
 
-__all__ = ["ParamKind", "ParamPlan", "Specialization", "specialize"]
+__all__ = ["ParamPlan", "ParamSource", "Specialization", "specialize"]
 
 
-class ParamKind(enum.Enum):
+class ParamSource(enum.Enum):
     """How one kernel parameter gets its value at launch."""
 
     POINTER = "pointer"
@@ -52,7 +53,7 @@ class ParamPlan:
         type: the scalar's PTX type (scalars).
     """
 
-    kind: ParamKind
+    kind: ParamSource
     index: int
     size: int
     tile: Tile | None = None
@@ -95,7 +96,7 @@ class Specialization:
     @property
     def scalar_bytes(self) -> int:
         """Size of the packed scalar block."""
-        ends = [p.index + p.size for p in self.params if p.kind is ParamKind.SCALAR]
+        ends = [p.index + p.size for p in self.params if p.kind is ParamSource.SCALAR]
         return max(ends, default=0)
 
     @functools.cached_property
@@ -103,7 +104,7 @@ class Specialization:
         """One ``struct`` layout for every scalar, padding included (built once)."""
         fmt, offset = "<", 0
         for plan in self.params:
-            if plan.kind is ParamKind.SCALAR:
+            if plan.kind is ParamSource.SCALAR:
                 assert plan.type is not None
                 fmt += "x" * (plan.index - offset) + _struct_code(plan.type)
                 offset = plan.index + plan.size
@@ -125,7 +126,7 @@ def _struct_code(ty: PtxType) -> str:
 def _plan(kernel: Kernel) -> tuple[ParamPlan, ...]:
     plans: list[ParamPlan] = []
     for i, tile in enumerate(kernel.in_specs + kernel.out_specs):
-        kind = ParamKind.TENSOR_MAP if tile.layout.is_tma else ParamKind.POINTER
+        kind = ParamSource.TENSOR_MAP if tile.layout.is_tma else ParamSource.POINTER
         plans.append(ParamPlan(kind, i, 128 if tile.layout.is_tma else 8, tile=tile))
     offset = 0
     for ty_name, _ in kernel.raw_params:
@@ -133,7 +134,7 @@ def _plan(kernel: Kernel) -> tuple[ParamPlan, ...]:
         assert ty is not None  # the DSL checked raw_params when tracing
         size = max(ty.bits // 8, 1)
         offset = (offset + size - 1) // size * size
-        plans.append(ParamPlan(ParamKind.SCALAR, offset, size, type=ty))
+        plans.append(ParamPlan(ParamSource.SCALAR, offset, size, type=ty))
         offset += size
     return tuple(plans)
 
@@ -166,6 +167,10 @@ def specialize(
         PtxDslError: the kernel body fails to trace.
         ArgumentError: the grid/block spec cannot be evaluated.
     """
+    if arch is None and kernel.arch == "auto":
+        from ._launch import auto_arch
+
+        arch = os.environ.get("PYPTX_ARCH") or auto_arch()  # resolved per call, keyed
     key = (tuple(sorted(template.items())), tuple(sorted(dims.items())), arch)
     with _LOCK:
         found = _CACHE.get(kernel, {}).get(key)

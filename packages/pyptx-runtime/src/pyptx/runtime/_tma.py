@@ -3,9 +3,11 @@
 A tensor map is a 128-byte opaque descriptor the driver encodes (``cuTensorMapEncodeTiled``,
 ``cuTensorMapEncodeIm2col``) and a kernel receives by value as a ``.param .align 64 .b8
 [128]`` parameter: never copied to device memory, so launches stay stream-ordered and
-graph-capturable. The launch shim re-points a template at each launch's buffer
-(``cuTensorMapReplaceAddress``); the Python path caches encoded maps per (address, spec) in a
-:class:`TensorMapCache`.
+graph-capturable. The runtime encodes one template per specialization (its shapes and
+strides) and the launch shim re-points it at each launch's buffer
+(``cuTensorMapReplaceAddress``), which is cheaper than encoding per pointer;
+:class:`TensorMapCache` caches fully encoded maps per (address, spec) for callers that pass
+maps themselves.
 
 Everything except the two ``encode_*`` functions (and the wrappers that call them) is pure
 Python and runs without a GPU: :class:`TensorMapSpec` / :class:`Im2colSpec` check the driver's

@@ -5,8 +5,8 @@ device and launch directly (GPU: the shim on the current stream; CPU: the emulat
 ``torch.compile`` the launch goes through one custom op, ``torch.ops.pyptx.launch``, so the
 compiler sees an opaque call with known effects and no graph break:
 
-``pyptx::launch(str call, Tensor[] inputs, Tensor(a!)[] written, int[] ints, float[] floats,
-int stream) -> ()``
+``pyptx::launch(str call, Tensor[] inputs, Tensor(a2!)[] written, SymInt[] ints,
+float[] floats, SymInt stream) -> ()``
 
 ``call`` names the kernel and its non-tensor keywords (registered when the call is traced);
 ``inputs`` are the ``in_specs`` arrays the kernel only reads, ``written`` the outputs
@@ -32,7 +32,7 @@ from ._binding import Bound, bind, dtype_names
 from ._driver import gpu_count
 from ._errors import ArgumentError
 from ._launch import no_gpu, pack_result
-from ._specialize import ParamKind, specialize
+from ._specialize import ParamSource, specialize
 
 __all__ = ["call_torch", "register_torch_op"]
 
@@ -74,6 +74,8 @@ def _device_of(bound: Bound, backend: str | None, kernel: Kernel) -> str:
         raise ArgumentError(
             f"{kernel.name}: tensors on {device} cannot be launched; use CUDA or CPU tensors"
         )
+    if backend == "gpu" and not bound.infos and gpu_count() == 0:
+        raise no_gpu(kernel)
     if backend == "gpu" and device == "cpu":
         if gpu_count() == 0:
             raise no_gpu(kernel)
@@ -137,10 +139,10 @@ def _run(kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stre
 
     names = kernel.positional
     for plan in spec.params:
-        if plan.kind is ParamKind.SCALAR:
+        if plan.kind is ParamSource.SCALAR:
             continue
         t = buffers[plan.index]
-        if plan.kind is ParamKind.TENSOR_MAP and t.data_ptr() % 16:
+        if plan.kind is ParamSource.TENSOR_MAP and t.data_ptr() % 16:
             raise ArgumentError(
                 f"{kernel.name}: argument {names[plan.index]} is read by TMA, which needs a "
                 f"16-byte aligned address; got {t.data_ptr():#x} (a view at an odd offset?)"
