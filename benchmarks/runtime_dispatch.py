@@ -59,6 +59,7 @@ def main(argv: list[str]) -> int:
         return 0
     from pyptx.runtime import load_shim, specialize
     from pyptx.runtime._binding import bind
+    from pyptx.runtime._specialize import specialize_bound
 
     kernel = _vector_add()
     n = 4096
@@ -68,7 +69,10 @@ def main(argv: list[str]) -> int:
     shim = load_shim()
     steps: list[tuple[str, Callable[[], object]]] = [
         ("bind + check 2 tensors and 1 scalar", lambda: bind(kernel, (x, y, n), {})),
-        ("find the cached specialization", lambda: specialize(kernel, {}, {"N": n})),
+        (
+            "find the cached specialization",
+            lambda: specialize_bound(kernel, bound.template, bound.dims),
+        ),
         ("allocate the zero-filled output (CPU)", lambda: torch.zeros(n)),
         ("pack the scalars", lambda: spec.pack_scalars(bound.scalars)),
         ("read 3 data pointers", lambda: [t.data_ptr() for t in (x, y, x)]),

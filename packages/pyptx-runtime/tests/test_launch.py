@@ -14,7 +14,7 @@ import pyptx
 import pyptx.runtime as runtime
 from pyptx import Tile, kernel, ptx
 from pyptx.runtime import ArgumentError, GpuUnavailable, gpu_count
-from pyptx.runtime._specialize import _CACHE
+from pyptx.runtime._specialize import specializations
 from pyptx.types import f32
 
 X = np.arange(256, dtype=np.float32)
@@ -64,10 +64,10 @@ def test_specializations_are_cached_by_shape_and_dropped_with_the_kernel() -> No
 
     copy_first(np.zeros(4, np.float32))
     copy_first(np.ones(4, np.float32))
-    assert len(_CACHE[copy_first]) == 1
+    assert len(specializations(copy_first)) == 1
     copy_first(np.zeros(8, np.float32))
-    assert len(_CACHE[copy_first]) == 2
-    specs = list(_CACHE[copy_first].values())
+    assert len(specializations(copy_first)) == 2
+    specs = specializations(copy_first)
     assert {s.dims for s in specs} == {(("N", 4),), (("N", 8),)}
     assert len({s.handle for s in specs}) == 2
     alive = weakref.ref(copy_first)

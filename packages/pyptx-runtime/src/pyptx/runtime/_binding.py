@@ -13,8 +13,7 @@ import inspect
 import sys
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyptx.dsl.kernel import Kernel
 from pyptx.dsl.tile import Layout, Tile
@@ -66,8 +65,7 @@ def dtype_names(ty: PtxType) -> tuple[str, ...]:
     return names
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """A call bound to its kernel: what to trace, what to allocate, what to pass.
 
     Attributes:
@@ -258,66 +256,79 @@ def _signature(value: Any) -> tuple[Any, ...] | None:
 # Checked bindings by kernel and call signature: a call whose arrays have the same type,
 # shape, dtype, device and strides, with the same non-scalar keywords, reuses everything but
 # the arrays themselves and the scalars (which are checked on every call).
-# Values hold neither the kernel (the weak key would never die) nor the arrays.
-_Checked = tuple[
-    tuple[tuple[str, Any], ...],
-    tuple[tuple[str, Any], ...],
-    tuple[ArrayInfo, ...],
-    tuple[tuple[tuple[Any, ...], PtxType], ...],
-]
-_BOUND: weakref.WeakKeyDictionary[Kernel, dict[tuple[Any, ...], _Checked]] = (
-    weakref.WeakKeyDictionary()
-)
+class _Checked(NamedTuple):
+    """What a checked call leaves for the next call with the same signature."""
+
+    template: tuple[tuple[str, Any], ...]
+    dims: tuple[tuple[str, Any], ...]
+    infos: tuple[ArrayInfo, ...]
+    outputs: tuple[tuple[tuple[Any, ...], PtxType], ...]
+
+
+class _KernelRecord:
+    """Per-kernel facts binding needs on every call, and its checked call signatures."""
+
+    __slots__ = ("checked", "n_in", "scalar_names")
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.n_in = len(kernel.in_specs)
+        self.scalar_names = frozenset(name for _, name in kernel.raw_params)
+        self.checked: dict[tuple[Any, ...], _Checked] = {}
+
+
+# By id(kernel) (a plain dict is faster than a WeakKeyDictionary on this hot path); a
+# finalizer drops the record with its kernel. Records hold neither the kernel nor arrays.
+_RECORDS: dict[int, _KernelRecord] = {}
+
+
+def _record(kernel: Kernel) -> _KernelRecord:
+    record = _RECORDS.get(id(kernel))
+    if record is None:
+        record = _RECORDS[id(kernel)] = _KernelRecord(kernel)
+        weakref.finalize(kernel, _RECORDS.pop, id(kernel), None)
+    return record
 
 
 def bind(kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Bound:
     """Bind ``kernel(*args, **kwargs)`` and check every argument against the specs.
 
+    A call whose arrays have the same type, shape, dtype, device and strides as an earlier
+    call's, with the same non-scalar keywords, reuses that call's checks; its scalars are
+    checked every time.
+
     Raises:
         ArgumentError: an argument does not fit (the message names it).
     """
-    n_in = len(kernel.in_specs)
-    key = _call_key(kernel, args, kwargs, n_in)
-    if key is None:
-        return _bind(kernel, args, kwargs)
-    cached = _BOUND.get(kernel, {}).get(key)
-    if cached is None:
-        bound = _bind(kernel, args, kwargs)
-        checked = (bound.template, bound.dims, bound.infos, bound.outputs)
-        _BOUND.setdefault(kernel, {})[key] = checked
-        return bound
-    template, dims, infos, outputs = cached
-    scalar_names = kernel_scalar_names(kernel)
-    by_name = {k: v for k, v in kwargs.items() if k in scalar_names}
-    scalars = _scalars(kernel, args[n_in:], by_name)
-    return Bound(kernel, template, dims, tuple(args[:n_in]), infos, scalars, outputs)
-
-
-def kernel_scalar_names(kernel: Kernel) -> frozenset[str]:
-    """The names of ``kernel``'s ``raw_params``."""
-    return frozenset(name for _, name in kernel.raw_params)
-
-
-def _call_key(
-    kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any], n_in: int
-) -> tuple[Any, ...] | None:
-    """The cache key of a call, or ``None`` where the full path must run."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.compiler.is_compiling():
-        return None  # symbolic shapes: let the compiler trace the full checks
+        return _bind(kernel, args, kwargs)  # symbolic shapes: the compiler traces every check
+    record = _record(kernel)
+    n_in = record.n_in
     if len(args) < n_in:
-        return None
-    signatures = tuple(_signature(a) for a in args[:n_in])
-    if None in signatures:
-        return None
-    scalar_names = kernel_scalar_names(kernel)
-    keywords = tuple((k, v) for k, v in kwargs.items() if k not in scalar_names)
-    key = (len(args), keywords, tuple(sorted(scalar_names & kwargs.keys())), signatures)
+        return _bind(kernel, args, kwargs)
+    signatures = tuple(map(_signature, args[:n_in]))
+    if kwargs:
+        names = record.scalar_names
+        keywords = tuple((k, v) for k, v in kwargs.items() if k not in names)
+        key: tuple[Any, ...] = (len(args), keywords, tuple(sorted(names & kwargs.keys())))
+        key += signatures
+        by_name = {k: v for k, v in kwargs.items() if k in names}
+    else:
+        key, by_name = (len(args), *signatures), {}
     try:
-        hash(key)
-    except TypeError:
-        return None  # an unhashable template value: the full path reports it
-    return key
+        cached = record.checked.get(key)
+    except TypeError:  # an unhashable keyword value or array: the full path reports it
+        return _bind(kernel, args, kwargs)
+    if cached is None:
+        bound = _bind(kernel, args, kwargs)
+        if None not in signatures:
+            record.checked[key] = _Checked(bound.template, bound.dims, bound.infos, bound.outputs)
+        return bound
+    scalars = _scalars(kernel, args[n_in:], by_name)
+    return Bound(
+        kernel, cached.template, cached.dims, tuple(args[:n_in]), cached.infos, scalars,
+        cached.outputs,
+    )  # fmt: skip
 
 
 def _bind(kernel: Kernel, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Bound:

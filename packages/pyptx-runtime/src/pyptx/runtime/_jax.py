@@ -28,7 +28,7 @@ from pyptx.dsl.kernel import Kernel
 from ._binding import Bound, bind, dtype_names
 from ._errors import ArgumentError, ShimError
 from ._launch import pack_result
-from ._specialize import Specialization, specialize
+from ._specialize import Specialization, specialize_bound
 
 __all__ = ["FFI_TARGET", "call_jax", "jax_ffi_call", "register_ffi_target"]
 
@@ -149,7 +149,7 @@ def call_jax(
     import jax.numpy as jnp
 
     bound = bind(kernel, args, kwargs)
-    spec = specialize(kernel, dict(bound.template), bound.env)
+    spec = specialize_bound(kernel, bound.template, bound.dims)
     n_in = len(kernel.in_specs)
     names = kernel.positional[:n_in]
     out_types = [jax.ShapeDtypeStruct(s, _jax_dtype(jnp, ty)) for s, ty in _static(bound)]

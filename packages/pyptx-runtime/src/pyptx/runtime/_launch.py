@@ -18,7 +18,7 @@ from ._arrays import Framework, describe
 from ._binding import Bound, bind
 from ._driver import device_arch, gpu_count
 from ._errors import ArgumentError, GpuUnavailable
-from ._specialize import specialize
+from ._specialize import specialize_bound
 
 __all__ = ["BACKENDS", "EMULATOR_ARCH", "auto_arch", "launch", "pack_result"]
 
@@ -137,7 +137,7 @@ def _call_numpy(kernel: Kernel, bound: Bound, backend: str | None) -> Any:
             f"{kernel.name}: numpy arrays live in host memory; pass torch CUDA tensors or "
             "JAX arrays on the GPU for backend='gpu'"
         )
-    spec = specialize(kernel, dict(bound.template), bound.env)
+    spec = specialize_bound(kernel, bound.template, bound.dims)
     orders = ["F" if t.layout is Layout.COL else "C" for t in kernel.out_specs]
     outputs = [
         np.zeros(shape, dtype=output_dtype(ty), order=order)  # type: ignore[call-overload]

@@ -27,7 +27,14 @@ from pyptx.ir import PtxType, TypeKind
 
 from ._binding import launch_dims
 
-__all__ = ["ParamPlan", "ParamSource", "Specialization", "specialize"]
+__all__ = [
+    "ParamPlan",
+    "ParamSource",
+    "Specialization",
+    "specializations",
+    "specialize",
+    "specialize_bound",
+]
 
 
 class ParamSource(enum.Enum):
@@ -145,10 +152,28 @@ def _handle(ptx: str, *config: object) -> int:
     return int.from_bytes(h.digest()[:8], "little") & ((1 << 63) - 1)
 
 
-_CACHE: weakref.WeakKeyDictionary[Kernel, dict[object, Specialization]] = (
-    weakref.WeakKeyDictionary()
-)
+# id(kernel) -> its specializations; a finalizer drops the entry with the kernel (a plain dict
+# is faster than a WeakKeyDictionary on the launch path). Values never reference the kernel.
+_CACHE: dict[int, dict[object, Specialization]] = {}
 _LOCK = threading.Lock()
+
+
+def specializations(kernel: Kernel) -> list[Specialization]:
+    """The specializations of ``kernel`` traced so far (for inspection and tests)."""
+    return list(_CACHE.get(id(kernel), {}).values())
+
+
+def specialize_bound(
+    kernel: Kernel,
+    template: tuple[tuple[str, Any], ...],
+    dims: tuple[tuple[str, Any], ...],
+) -> Specialization:
+    """:func:`specialize` for already sorted ``template`` and ``dims`` items (the hot path)."""
+    if kernel.arch != "auto":
+        found = _CACHE.get(id(kernel), {}).get((template, dims, None))
+        if found is not None:
+            return found
+    return specialize(kernel, dict(template), dict(dims))
 
 
 def specialize(
@@ -173,7 +198,7 @@ def specialize(
         arch = os.environ.get("PYPTX_ARCH") or auto_arch()  # resolved per call, keyed
     key = (tuple(sorted(template.items())), tuple(sorted(dims.items())), arch)
     with _LOCK:
-        found = _CACHE.get(kernel, {}).get(key)
+        found = _CACHE.get(id(kernel), {}).get(key)
     if found is not None:
         return found
     kwargs = {**template, **{k: v for k, v in dims.items() if k not in template}}
@@ -202,5 +227,7 @@ def specialize(
         handle=_handle(ptx, kernel.name, grid, block, cluster, smem, params, shape),
     )
     with _LOCK:
-        _CACHE.setdefault(kernel, {})[key] = spec
+        if id(kernel) not in _CACHE:
+            weakref.finalize(kernel, _CACHE.pop, id(kernel), None)
+        _CACHE.setdefault(id(kernel), {})[key] = spec
     return spec

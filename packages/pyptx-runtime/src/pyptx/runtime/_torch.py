@@ -32,7 +32,7 @@ from ._binding import Bound, bind, dtype_names
 from ._driver import gpu_count
 from ._errors import ArgumentError
 from ._launch import no_gpu, pack_result
-from ._specialize import ParamSource, specialize
+from ._specialize import ParamSource, specialize_bound
 
 __all__ = ["call_torch", "register_torch_op"]
 
@@ -128,7 +128,7 @@ def _numpy_view(torch: Any, t: Any) -> Any:
 
 def _run(kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stream: Any) -> None:
     """Launch a bound call whose outputs are allocated (eagerly, or inside the custom op)."""
-    spec = specialize(kernel, dict(bound.template), bound.env)
+    spec = specialize_bound(kernel, bound.template, bound.dims)
     buffers = [*bound.inputs, *outputs]
     if device == "cpu":
         from ._emulate import run_emulated
