@@ -760,7 +760,7 @@ def test_gpu_launch_without_a_current_context(plain: Shim, gpu: _Gpu) -> None:
     plain.register(207, "cluster_rank", PTX, (2, 1, 1), (32, 1, 1), (1, 1, 1), 0,
                    [ParamSlot.pointer(0)])  # fmt: skip
     try:
-        plain.launch(207, 0, [out], b"", 0)  # the shim makes device 0's primary context current
+        plain.launch(207, 0, [out], b"", 0)  # the shim pushes device 0's primary context
         _driver.check(gpu.cu.cuCtxSetCurrent(gpu.ctx), "cuCtxSetCurrent")
         assert struct.unpack("<2I", gpu.read(out, 8)) == (0, 0)
     finally:

@@ -10,7 +10,9 @@ Building. :func:`build_shim` compiles the source with the platform C++ compiler 
 ``c++``, ``g++`` or ``clang++``) against the CUDA headers of the ``nvidia-cuda-runtime`` wheel
 (``nvidia/cu13/include``; also ``CUDA_HOME``/``CUDA_PATH``/``/usr/local/cuda``), and, when
 jaxlib is installed, its XLA FFI headers. The shim never links libcuda (it ``dlopen``s
-``libcuda.so.1`` on the first launch), so building needs no driver and no GPU. The output is
+``libcuda.so.1`` on the first launch), so building needs no driver and no GPU. The environment
+variable ``PYPTX_LIBCUDA``, read at that first launch, names a specific driver library instead
+(e.g. a non-default install, or a test stand-in). The output is
 ``cache_root()/shim/<key>/libpyptx_shim.so``, where ``<key>`` hashes the source bytes, the ABI
 version, the compiler (path and ``--version``), the flags, the headers' ``CUDA_VERSION`` and the
 jaxlib version (or "no XLA"). The build is reproducible: compiled in a scratch directory under a

@@ -6,9 +6,10 @@
 // attribute). Python reaches it through ctypes (pyptx/runtime/_shim.py); XLA reaches it through
 // the typed FFI handler PyptxXlaLaunch, compiled in when the XLA FFI headers are available.
 //
-// The shim never links against libcuda: it dlopen()s libcuda.so.1 on the first launch and
-// resolves every entry point through cuGetProcAddress with the exact ABI version of the PFN
-// type it uses (cudaTypedefs.h). Building it needs the CUDA headers only, no driver, no GPU.
+// The shim never links against libcuda: on the first launch it dlopen()s libcuda.so.1, or the
+// library named by the environment variable PYPTX_LIBCUDA (read then, once), and resolves every
+// entry point through cuGetProcAddress with the exact ABI version of the PFN type it uses
+// (cudaTypedefs.h). Building it needs the CUDA headers only, no driver, no GPU.
 //
 // C ABI (bump PYPTX_SHIM_ABI_VERSION, and SHIM_ABI_VERSION in _shim.py, on any change):
 //   int pyptx_shim_abi_version(void);
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -116,12 +118,31 @@ struct Driver {
   std::string error;  // empty when every required entry point resolved and cuInit succeeded
 };
 
+// Writes "CUDA_ERROR_... (description)", or "CUresult <n>" when the driver cannot name `r`.
+void describe_result(const Driver& d, CUresult r, char* out, size_t outlen) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (d.GetErrorName == nullptr || d.GetErrorName(r, &name) != CUDA_SUCCESS || name == nullptr) {
+    std::snprintf(out, outlen, "CUresult %d", static_cast<int>(r));
+  } else if (d.GetErrorString == nullptr || d.GetErrorString(r, &text) != CUDA_SUCCESS ||
+             text == nullptr) {
+    std::snprintf(out, outlen, "%s", name);
+  } else {
+    std::snprintf(out, outlen, "%s (%s)", name, text);
+  }
+}
+
 Driver load_driver() {
   Driver d;
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  // $PYPTX_LIBCUDA names a specific driver library (a non-default install, a test stand-in).
+  const char* env = std::getenv("PYPTX_LIBCUDA");
+  const bool from_env = env != nullptr && env[0] != '\0';
+  const std::string path = from_env ? env : "libcuda.so.1";
+  const std::string described = from_env ? path + " (from PYPTX_LIBCUDA)" : path;
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    d.error = std::string("the CUDA driver library libcuda.so.1 could not be loaded (") +
+    d.error = "the CUDA driver library " + described + " could not be loaded (" +
               (why ? why : "unknown dlopen error") +
               "); a launch needs an NVIDIA driver and GPU";
     return d;
@@ -129,7 +150,8 @@ Driver load_driver() {
   auto gpa2 = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(lib, "cuGetProcAddress_v2"));
   auto gpa1 = reinterpret_cast<PFN_cuGetProcAddress_v11030>(dlsym(lib, "cuGetProcAddress"));
   if (gpa2 == nullptr && gpa1 == nullptr) {
-    d.error = "libcuda.so.1 has no cuGetProcAddress; pyptx needs a CUDA 12 or newer driver";
+    d.error = "the CUDA driver library " + described +
+              " has no cuGetProcAddress; pyptx needs a CUDA 12 or newer driver";
     return d;
   }
   // The legacy default-stream flavour: stream 0 means the legacy NULL stream, as in PyTorch.
@@ -177,12 +199,9 @@ Driver load_driver() {
   if (!d.error.empty()) return d;
   CUresult r = d.Init(0);
   if (r != CUDA_SUCCESS) {
-    const char* name = nullptr;
-    const char* text = nullptr;
-    d.GetErrorName(r, &name);
-    d.GetErrorString(r, &text);
-    d.error = std::string("cuInit failed with ") + (name ? name : "an unknown error") + " (" +
-              (text ? text : "") + "): no usable NVIDIA driver or GPU";
+    char what[256];
+    describe_result(d, r, what, sizeof(what));
+    d.error = std::string("cuInit failed with ") + what + ": no usable NVIDIA driver or GPU";
   }
   return d;
 }
@@ -202,13 +221,9 @@ const Driver& touch_driver() {
 }
 
 int cuda_error(char* err, size_t errlen, CUresult r, const char* what, const char* kernel) {
-  const Driver& d = driver();
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (d.GetErrorName != nullptr) d.GetErrorName(r, &name);
-  if (d.GetErrorString != nullptr) d.GetErrorString(r, &text);
-  set_error(err, errlen, "%s failed with %s (%s) for kernel '%s'", what,
-            name ? name : "an unknown CUresult", text ? text : "", kernel);
+  char result[256];
+  describe_result(driver(), r, result, sizeof(result));
+  set_error(err, errlen, "%s failed with %s for kernel '%s'", what, result, kernel);
   return PYPTX_ERR_CUDA;
 }
 
@@ -791,14 +806,20 @@ ffi::Error collect_buffers(const ffi::RemainingArgs& args, const ffi::RemainingR
 ffi::Error xla_launch(CUstream stream, ffi::RemainingArgs args, ffi::RemainingRets rets,
                       int64_t handle, ffi::Span<const uint8_t> scalars) {
   thread_local std::vector<uint64_t> buffers;
-  ffi::Error collected = collect_buffers(args, rets, &buffers);
-  if (collected.failure()) return collected;
   char err[1024] = {0};
-  // The stream names the context; the device ordinal only matters for the special streams,
-  // which XLA never passes.
-  int rc = launch_core(static_cast<uint64_t>(handle), stream, buffers.data(), static_cast<uint32_t>(buffers.size()),
-                       scalars.begin(), static_cast<uint32_t>(scalars.size()), -1, err,
-                       sizeof(err));
+  int rc = PYPTX_ERR_INTERNAL;
+  // No C++ exception (out of memory) may cross the FFI boundary into XLA.
+  try {
+    ffi::Error collected = collect_buffers(args, rets, &buffers);
+    if (collected.failure()) return collected;
+    // The stream names the context; the device ordinal only matters for the special
+    // streams, which XLA never passes.
+    rc = launch_core(static_cast<uint64_t>(handle), stream, buffers.data(),
+                     static_cast<uint32_t>(buffers.size()), scalars.begin(),
+                     static_cast<uint32_t>(scalars.size()), -1, err, sizeof(err));
+  } catch (const std::exception& e) {
+    std::snprintf(err, sizeof(err), "pyptx_launch: %s", e.what());
+  }
   switch (rc) {
     case PYPTX_OK:
       return ffi::Error::Success();
