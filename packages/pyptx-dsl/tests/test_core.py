@@ -529,3 +529,31 @@ def test_raw_statements_record_the_python_line_too() -> None:
     traced = k.build()
     line = inspect.getsourcelines(k.fn)[1] + 2
     assert traced.python_lines[:2] == ((__file__, line), (__file__, line))
+
+
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_comparing_a_special_register_raises_instead_of_returning_a_bool(op: str) -> None:
+    import operator
+
+    fn = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le}
+    fn |= {">": operator.gt, ">=": operator.ge}
+
+    @kernel(arch="sm_80")
+    def k() -> None:
+        fn[op](ptx.special.tid.x(), 0)
+
+    with pytest.raises(
+        PtxDslError, match=rf"special register %tid.x cannot be compared with {op}"
+    ) as caught:
+        k.ptx()
+    assert caught.value.filename == __file__
+
+
+def test_a_special_register_has_no_truth_value() -> None:
+    @kernel(arch="sm_80")
+    def k() -> None:
+        if ptx.special.tid.x():
+            pass
+
+    with pytest.raises(PtxDslError, match=r"special register %tid.x has no Python truth value"):
+        k.ptx()

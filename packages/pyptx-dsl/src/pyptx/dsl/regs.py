@@ -40,6 +40,40 @@ class SpecialReg:
     def __repr__(self) -> str:
         return f"SpecialReg({self.node.name})"
 
+    def _no_compare(self, op: str) -> PtxDslError:
+        name = self.node.name
+        return PtxDslError(
+            f"special register {name} cannot be compared with {op} directly (a Python "
+            f"comparison would not emit PTX); move it into a register first: "
+            f"reg.from_(ptx.special.{name[1:]}(), {self.type.value}) {op} ..."
+        )
+
+    def __bool__(self) -> bool:
+        raise PtxDslError(
+            f"special register {self.node.name} has no Python truth value at trace time; move "
+            "it into a register, compare that to get a predicate, and branch with ptx.if_"
+        )
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, o: object) -> bool:
+        raise self._no_compare("==")
+
+    def __ne__(self, o: object) -> bool:
+        raise self._no_compare("!=")
+
+    def __lt__(self, o: object) -> bool:
+        raise self._no_compare("<")
+
+    def __le__(self, o: object) -> bool:
+        raise self._no_compare("<=")
+
+    def __gt__(self, o: object) -> bool:
+        raise self._no_compare(">")
+
+    def __ge__(self, o: object) -> bool:
+        raise self._no_compare(">=")
+
 
 def _arith_type(ty: PtxType) -> PtxType:
     """The type arithmetic instructions use for a register of logical type ``ty``."""
