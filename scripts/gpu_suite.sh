@@ -107,7 +107,7 @@ EOF
     # Builds the launch shim (cached under PYPTX_CACHE_DIR), so the tests do not pay for it.
     run_limited "$(step_timeout 180 $((BENCH_RESERVE + 120)))" "$PYTHON" - <<'EOF' || true
 import pyptx.runtime as rt
-from pyptx.dsl.kernel import find_tool
+from pyptx.dsl.tools import find_tool
 from pyptx.runtime import _compile, _driver
 
 loaded = _driver._load()

@@ -45,7 +45,7 @@ policy tools/gen_corpus.py uses for tests/corpus/ptxas_rejects.txt)."""
 
 def find_ptxas() -> str | None:
     """ptxas (the nvidia-cuda-nvcc wheel's first), or ``None``."""
-    from pyptx.dsl.kernel import find_tool
+    from pyptx.dsl.tools import find_tool
 
     return find_tool("ptxas")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pyptx.dsl.kernel import find_tool
+from pyptx.dsl.tools import find_tool
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import pytest
 from codegen_testing import corpus_files, corpus_id, read_exact, run_generated
 
 from pyptx.codegen import ptx_to_python
-from pyptx.dsl.layout import Layout
+from pyptx.dsl.layout import SourceLayout
 from pyptx.parser import parse
 
 FILES = corpus_files()
@@ -32,6 +32,6 @@ def test_generated_python_reemits_the_input_byte_for_byte(path: Path) -> None:
 @pytest.mark.parametrize("path", FILES[::10], ids=corpus_id)
 def test_layout_serialization_round_trips(path: Path) -> None:
     module = parse(read_exact(path))
-    layout = Layout.of(module)
-    assert Layout.loads(layout.dumps()) == layout
-    assert layout.dumps() == Layout.loads(layout.dumps()).dumps()
+    layout = SourceLayout.of(module)
+    assert SourceLayout.loads(layout.dumps()) == layout
+    assert layout.dumps() == SourceLayout.loads(layout.dumps()).dumps()

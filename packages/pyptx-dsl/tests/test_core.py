@@ -412,7 +412,7 @@ def test_directives_cluster_reqntid_raw(assemble) -> None:  # type: ignore[no-un
 
 
 def test_sass_disassembles_the_kernel() -> None:
-    from pyptx.dsl.kernel import find_tool
+    from pyptx.dsl.tools import find_tool
 
     if find_tool("ptxas") is None or find_tool("nvdisasm") is None:
         pytest.skip("Kernel.sass needs ptxas and nvdisasm: pip install nvidia-cuda-nvdisasm")

@@ -4,7 +4,7 @@ The output is a normal Python module built on :class:`pyptx.PtxModule` and the v
 ``ptx.*`` vocabulary (:mod:`pyptx.dsl.verbatim`): one Python statement per PTX statement,
 declarations placed where they were, operands as Python values where the DSL spells them
 exactly (``r[3]``, ``ptx.addr(rd[1], 16)``, ``42``) and through ``ptx.operand("...")``
-otherwise. The module's formatting travels as a :class:`~pyptx.dsl.layout.Layout` at the end
+otherwise. The module's formatting travels as a :class:`~pyptx.dsl.layout.SourceLayout` at the end
 of the file. Every piece of PTX text lands in a string literal from
 :mod:`pyptx.codegen._literals`, never in code.
 """
@@ -45,7 +45,7 @@ from pyptx.ir import (
 )
 
 from ..dsl.generic import ptx_name, python_name
-from ..dsl.layout import Layout
+from ..dsl.layout import SourceLayout
 from ._literals import EXACT_INT, comment, string
 from ._names import Namer
 from .regions import (
@@ -515,7 +515,7 @@ class _ModuleRenderer:
         for s in self.module.statements:
             self.top(s)
         out += ["", "", "module.layout("]
-        text = Layout.of(self.plain).dumps()
+        text = SourceLayout.of(self.plain).dumps()
         for i in range(0, len(text), WIDTH - 8):
             out.append("    " + string(text[i : i + WIDTH - 8]))
         out += [")", "", 'if __name__ == "__main__":', "    module.main()", ""]

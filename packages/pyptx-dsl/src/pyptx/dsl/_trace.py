@@ -32,7 +32,19 @@ from .errors import PtxDslError, user_location
 if TYPE_CHECKING:
     from .regs import Reg
 
-__all__ = ["BlockRecord", "Trace", "current", "tracing"]
+__all__ = [
+    "DYNAMIC_SMEM_NAME",
+    "EXTRA_SMEM_PLACEHOLDER",
+    "BlockRecord",
+    "Trace",
+    "current",
+    "tracing",
+]
+
+DYNAMIC_SMEM_NAME = "dyn_smem"
+"""The ``.extern .shared`` array a kernel with dynamic shared memory declares."""
+EXTRA_SMEM_PLACEHOLDER = "__pyptx_dynamic_smem__"
+"""Stands for the start of the user's dynamic region until the layout is known."""
 
 _CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar("pyptx_trace", default=None)
 

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, overload
 
 from pyptx.ir import (
@@ -42,12 +37,13 @@ from pyptx.ir import (
     lookup_target,
 )
 
-from ._trace import Trace, tracing
+from ._trace import DYNAMIC_SMEM_NAME, EXTRA_SMEM_PLACEHOLDER, Trace, tracing
 from .errors import PtxDslError
 from .hooks import runtime_attribute
 from .operands import emit_inst
 from .regs import Reg, _new
 from .tile import Tile
+from .tools import assemble, disassemble  # assemble: also public here, where it lived first
 
 __all__ = [
     "DYNAMIC_SMEM_THRESHOLD",
@@ -62,9 +58,6 @@ __all__ = [
 DYNAMIC_SMEM_THRESHOLD = 48 * 1024
 """Static shared memory above this many bytes switches the kernel to dynamic shared memory."""
 
-DYNAMIC_SMEM_NAME = "dyn_smem"
-EXTRA_SMEM_PLACEHOLDER = "__pyptx_dynamic_smem__"
-"""Stands for the start of the user's dynamic region until the layout is known."""
 
 RESERVED_CALL_KEYWORDS = ("backend", "stream")
 """Keywords a kernel call keeps for the runtime; no template or scalar parameter may use them."""
@@ -491,20 +484,7 @@ class Kernel:
         Raises:
             PtxDslError: ptxas or nvdisasm is not installed, or ptxas rejects the PTX.
         """
-        disasm = find_tool("nvdisasm")
-        if disasm is None:
-            raise PtxDslError(
-                "Kernel.sass() needs nvdisasm; install the CUDA toolkit or "
-                "`pip install nvidia-cuda-nvdisasm`"
-            )
-        cubin = self.cubin(**kwargs)
-        with tempfile.TemporaryDirectory() as d:
-            path = Path(d) / "k.cubin"
-            path.write_bytes(cubin)
-            out = subprocess.run([disasm, str(path)], capture_output=True, text=True)
-        if out.returncode != 0:
-            raise PtxDslError(f"nvdisasm failed on {self.name}: {out.stderr.strip()}")
-        return out.stdout
+        return disassemble(self.cubin(**kwargs), self.name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Launch the kernel through pyptx-runtime (see :func:`pyptx.runtime.launch`).
@@ -525,28 +505,6 @@ class Kernel:
                 "needs pyptx-runtime (pip install pyptx-runtime); use .ptx() to get the PTX text"
             )
         return launch(self, *args, **kwargs)
-
-
-def assemble(ptx: str, arch: str, name: str) -> bytes:
-    """Assemble PTX text with ptxas for ``arch`` and return the cubin bytes.
-
-    Raises:
-        PtxDslError: ptxas is not installed, or it rejects the PTX (its message included).
-    """
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        raise PtxDslError(
-            "assembling needs ptxas; install the CUDA toolkit or `pip install nvidia-cuda-nvcc`"
-        )
-    with tempfile.TemporaryDirectory() as d:
-        src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
-        src.write_text(ptx)
-        r = subprocess.run(
-            [ptxas, f"-arch={arch}", "-o", str(out), str(src)], capture_output=True, text=True
-        )
-        if r.returncode != 0:
-            raise PtxDslError(f"ptxas rejected {name}: {r.stderr.strip()}")
-        return out.read_bytes()
 
 
 def _instructions(nodes: Sequence[Node]) -> list[Instruction]:
@@ -573,25 +531,6 @@ def _decl_bytes(decl: VariableDecl) -> int:
     for d in decl.declarators[0].dims:
         n *= d or 0
     return max(ty.bits // 8, 1) * n
-
-
-def find_tool(name: str) -> str | None:
-    """Find a CUDA tool: the nvidia-cuda-nvcc wheel's copy first, then PATH, then CUDA_HOME."""
-    try:
-        nvidia = importlib.import_module("nvidia")
-        for base in getattr(nvidia, "__path__", []):
-            for sub in ("cu13", "cuda_nvcc"):
-                p = Path(base) / sub / "bin" / name
-                if p.exists():
-                    return str(p)
-    except ImportError:
-        pass
-    found = shutil.which(name)
-    if found:
-        return found
-    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    p = Path(home) / "bin" / name
-    return str(p) if p.exists() else None
 
 
 @overload

@@ -2,14 +2,14 @@
 
 The transpiler turns PTX into Python that rebuilds the same IR. Formatting (indentation,
 blank lines, comments, debug-style spacing) is not code, so it travels separately as a
-:class:`Layout`: one *style* per statement, where a style is the trivia of the statement's
+:class:`SourceLayout`: one *style* per statement, where a style is the trivia of the statement's
 own nodes (the statement and its operands, parameters, declarators...; nested statements
-have their own style) in pre-order. :meth:`Layout.apply` puts the styles back on a traced
+have their own style) in pre-order. :meth:`SourceLayout.apply` puts the styles back on a traced
 module. Statements are matched by *kind* (node class, opcode, node count) with a sequence
 alignment, so after a hand edit only the edited statements fall back to the canonical layout
 and every other line keeps its recorded formatting.
 
-The serialized form (:meth:`Layout.dumps`) is JSON text: a table of distinct styles and the
+The serialized form (:meth:`SourceLayout.dumps`) is JSON text: a table of distinct styles and the
 run-length encoded style index of every statement. It never contains source lines, only the
 gaps between tokens.
 """
@@ -23,7 +23,7 @@ from difflib import SequenceMatcher
 
 from pyptx.ir import Instruction, Module, Node, VariableDecl, child_fields
 
-__all__ = ["Layout", "LayoutError"]
+__all__ = ["SourceLayout", "SourceLayoutError"]
 
 _FORMAT = 1
 
@@ -32,8 +32,8 @@ Style = tuple[str, tuple[Trivia, ...]]
 """(kind, trivia of each node of the statement in pre-order)."""
 
 
-class LayoutError(ValueError):
-    """The serialized layout is malformed (not produced by :meth:`Layout.dumps`)."""
+class SourceLayoutError(ValueError):
+    """The serialized layout is malformed (not produced by :meth:`SourceLayout.dumps`)."""
 
 
 def _is_unit(node: Node) -> bool:
@@ -106,7 +106,7 @@ def _shape_kind(unit: Node) -> str:
 
 
 @dataclass(frozen=True)
-class Layout:
+class SourceLayout:
     """The formatting of a module: a style table and the style index of each statement.
 
     Attributes:
@@ -118,7 +118,7 @@ class Layout:
     order: tuple[int, ...]
 
     @classmethod
-    def of(cls, module: Module) -> Layout:
+    def of(cls, module: Module) -> SourceLayout:
         """Record the formatting of a (parsed) module."""
         index: dict[Style, int] = {}
         order: list[int] = []
@@ -151,27 +151,27 @@ class Layout:
         return json.dumps(data, separators=(",", ":"), ensure_ascii=True)
 
     @classmethod
-    def loads(cls, text: str) -> Layout:
+    def loads(cls, text: str) -> SourceLayout:
         """Read a layout written by :meth:`dumps`.
 
         Raises:
-            LayoutError: the text is not a layout of a supported format.
+            SourceLayoutError: the text is not a layout of a supported format.
         """
         try:
             data = json.loads(text)
             if data.get("format") != _FORMAT:
-                raise LayoutError(f"unsupported layout format {data.get('format')!r}")
+                raise SourceLayoutError(f"unsupported layout format {data.get('format')!r}")
             styles = tuple((str(k), _unpack(tr)) for k, tr in data["styles"])
             order: list[int] = []
             for run in data["order"].split():
                 value, _, count = run.partition("*")
                 order.extend([int(value)] * (int(count) if count else 1))
         except (ValueError, KeyError, TypeError, AttributeError) as e:
-            if isinstance(e, LayoutError):
+            if isinstance(e, SourceLayoutError):
                 raise
-            raise LayoutError(f"malformed layout: {e}") from None
+            raise SourceLayoutError(f"malformed layout: {e}") from None
         if any(not 0 <= i < len(styles) for i in order):
-            raise LayoutError("malformed layout: style index out of range")
+            raise SourceLayoutError("malformed layout: style index out of range")
         return cls(styles, tuple(order))
 
     # ------------------------------------------------------------------ application
@@ -220,7 +220,7 @@ def _unpack(items: list[object]) -> tuple[Trivia, ...]:
         elif isinstance(item, list) and all(isinstance(g, str) for g in item):
             t = tuple(item)
         else:
-            raise LayoutError(f"malformed layout: bad trivia {item!r}")
+            raise SourceLayoutError(f"malformed layout: bad trivia {item!r}")
         out.extend([t] * count)
         count = 1
     return tuple(out)

@@ -21,7 +21,7 @@ the statements it is given, in order, which is what ported and transpiled PTX ne
     print(module.ptx())          # the whole module; bump.ptx() returns the same text
 
 Each function body is traced when the module's PTX is requested. A recorded
-:class:`~pyptx.dsl.layout.Layout` (``module.layout(...)``) restores the original formatting.
+:class:`~pyptx.dsl.layout.SourceLayout` (``module.layout(...)``) restores the original formatting.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from pyptx.parser import PtxSyntaxError, parse
 
 from ._trace import Trace, tracing
 from .errors import PtxDslError
-from .layout import Layout, LayoutError
+from .layout import SourceLayout, SourceLayoutError
 from .verbatim import Sym, _handles
 
 __all__ = ["PtxFunction", "PtxModule"]
@@ -228,14 +228,14 @@ class PtxModule:
         return decorate
 
     def layout(self, text: str) -> None:
-        """Record the formatting to restore on emission (a :meth:`Layout.dumps` string).
+        """Record the formatting to restore on emission (a :meth:`SourceLayout.dumps` string).
 
         Raises:
             PtxDslError: the text is not a layout.
         """
         try:
-            Layout.loads(text)
-        except LayoutError as e:
+            SourceLayout.loads(text)
+        except SourceLayoutError as e:
             raise PtxDslError(f"module.layout: {e}") from None
         self._layout = text
 
@@ -266,7 +266,7 @@ class PtxModule:
                 statements.append(item)
         module = Module(tuple(statements))
         if self._layout is not None:
-            module = Layout.loads(self._layout).apply(module)
+            module = SourceLayout.loads(self._layout).apply(module)
         return module
 
     def ptx(self) -> str:
@@ -281,7 +281,7 @@ class PtxModule:
         Raises:
             PtxDslError: ptxas is missing or rejects the module.
         """
-        from .kernel import assemble
+        from .tools import assemble
 
         arch, _ = self._arch_version()
         return assemble(self.ptx(), arch, "module")

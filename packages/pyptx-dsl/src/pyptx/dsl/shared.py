@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pyptx.ir import Align, Declarator, PtxType, StateSpace, Symbol, VariableDecl
 
-from ._trace import current
+from ._trace import EXTRA_SMEM_PLACEHOLDER, current
 from .errors import PtxDslError
 from .operands import Addr, addr, emit_inst
 from .regs import Reg, _new
@@ -219,8 +219,6 @@ def base(name: str | SharedAlloc | MbarrierArray | None = None) -> Reg:
     ``smem=<bytes>`` of ``@kernel``, which follows every ``smem.alloc`` in ``dyn_smem``.
     """
     if name is None:
-        from .kernel import EXTRA_SMEM_PLACEHOLDER
-
         sym = EXTRA_SMEM_PLACEHOLDER
         current().names.add(sym)
     elif isinstance(name, str):

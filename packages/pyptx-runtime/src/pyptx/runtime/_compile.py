@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pyptx.dsl.kernel import find_tool
+from pyptx.dsl.tools import find_tool
 
 from . import _driver
 from ._cache import CubinCache, cache_key, cubin_cache
