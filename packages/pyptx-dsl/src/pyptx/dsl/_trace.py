@@ -27,6 +27,7 @@ from pyptx.ir import (
     VariableDecl,
 )
 
+from . import validate
 from .errors import PtxDslError, user_location
 
 if TYPE_CHECKING:
@@ -247,10 +248,8 @@ class Trace:
 
     def emit(self, insn: Instruction) -> Instruction:
         """Add an instruction after checking it against the ISA table."""
-        from .validate import check_instruction
-
         if self.check:
-            check_instruction(self, insn)
+            validate.check_instruction(self, insn)
         self.instructions.append(insn)
         self.locations[id(insn)] = user_location()
         self.append(insn)

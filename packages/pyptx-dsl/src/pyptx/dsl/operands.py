@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pyptx.ir import (
     Address,
@@ -26,25 +25,21 @@ from pyptx.ir import (
 
 from ._trace import current
 from .errors import PtxDslError
+from .values import Addr, NotPred
 
 __all__ = ["Addr", "NotPred", "addr", "emit_inst", "float_immediate", "to_operand"]
 
 
-@dataclass(frozen=True)
-class NotPred:
-    """A negated predicate, written ``~p`` (``@!p`` as a guard, ``!p`` as an operand)."""
-
-    reg: object
-
-    def __invert__(self) -> object:
-        return self.reg
+def _register(value: object) -> Operand | None:
+    """The IR operand of a register-like value (``Reg``, ``SpecialReg``), else ``None``."""
+    convert = getattr(value, "ptx_operand", None)
+    return convert() if callable(convert) else None
 
 
-@dataclass(frozen=True)
-class Addr:
-    """A memory address operand ``[base+offset]`` built by :func:`addr`."""
-
-    node: Address
+def _register_type(value: object) -> PtxType | None:
+    """The logical type of a register-like value, else ``None``."""
+    ty = getattr(value, "type", None)
+    return ty if isinstance(ty, PtxType) and _register(value) is not None else None
 
 
 def float_immediate(value: float, ty: PtxType | None) -> Immediate:
@@ -55,8 +50,9 @@ def float_immediate(value: float, ty: PtxType | None) -> Immediate:
 
 
 def _base(value: object) -> Expr:
-    if isinstance(value, Reg):
-        return Register(value.name)
+    register = _register(value)
+    if isinstance(register, Register):
+        return register
     name = getattr(value, "symbol", None)
     if isinstance(name, str):
         return Symbol(name)
@@ -97,10 +93,9 @@ def to_operand(value: object, ty: PtxType | None = None) -> Operand:
     Raises:
         PtxDslError: the value cannot be an operand; the message says what can.
     """
-    if isinstance(value, Reg):
-        return Register(value.name)
-    if isinstance(value, SpecialReg):
-        return value.node
+    register = _register(value)
+    if register is not None:
+        return register
     if isinstance(value, bool):
         raise PtxDslError("a bool is not a PTX operand; use 1/0 or a predicate register")
     if isinstance(value, int):
@@ -131,20 +126,23 @@ def to_operand(value: object, ty: PtxType | None = None) -> Operand:
 def _guard(pred: object) -> Predicate | None:
     if pred is None:
         return None
-    if isinstance(pred, NotPred) and isinstance(pred.reg, Reg):
-        return Predicate(Register(pred.reg.name), negated=True)
+    if isinstance(pred, NotPred) and isinstance(_register(pred.reg), Register):
+        return Predicate(_register(pred.reg), negated=True)  # type: ignore[arg-type]
     if isinstance(pred, Register):
         return Predicate(pred)
     if isinstance(pred, Negated) and isinstance(pred.operand, Register):
         return Predicate(pred.operand, negated=True)
     if isinstance(pred, NotPred) and isinstance(pred.reg, Register):
         return Predicate(pred.reg, negated=True)
-    if isinstance(pred, Reg):
-        if pred.type is not PtxType.PRED:
+    register = _register(pred)
+    if isinstance(register, Register):
+        ty = _register_type(pred)
+        if ty is not PtxType.PRED:
+            got = ty.ptx if ty is not None else "unknown"
             raise PtxDslError(
-                f"a guard must be a predicate register, got {pred.name} of type {pred.type.ptx}"
+                f"a guard must be a predicate register, got {register.name} of type {got}"
             )
-        return Predicate(Register(pred.name))
+        return Predicate(register)
     raise PtxDslError(f"pred= takes a predicate register or ~register, got {type(pred).__name__}")
 
 
@@ -178,7 +176,3 @@ def emit_inst(
     )
     insn = Instruction(opcode, tuple(modifiers), ops, _guard(pred))
     return trace.emit(insn)
-
-
-# Registers are defined in .regs, which itself emits through this module.
-from .regs import Reg, SpecialReg  # noqa: E402

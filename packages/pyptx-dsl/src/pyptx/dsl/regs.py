@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pyptx.ir import PtxType, SpecialRegister, TypeKind
+from pyptx.ir import PtxType, Register, SpecialRegister, TypeKind
 
 from ._trace import current
 from .errors import PtxDslError
@@ -39,6 +39,10 @@ class SpecialReg:
 
     def __repr__(self) -> str:
         return f"SpecialReg({self.node.name})"
+
+    def ptx_operand(self) -> SpecialRegister:
+        """The IR operand this special register stands for."""
+        return self.node
 
     def _no_compare(self, op: str) -> PtxDslError:
         name = self.node.name
@@ -128,6 +132,10 @@ class Reg:
 
     def __repr__(self) -> str:
         return f"Reg({self.name}: {self.type.ptx})"
+
+    def ptx_operand(self) -> Register:
+        """The IR operand this register stands for."""
+        return Register(self.name)
 
     def __bool__(self) -> bool:
         raise PtxDslError(

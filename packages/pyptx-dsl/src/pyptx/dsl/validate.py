@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from pyptx.ir import (
     Address,
@@ -11,6 +11,7 @@ from pyptx.ir import (
     Negated,
     Node,
     PredPair,
+    PtxType,
     Register,
     SpecialRegister,
     VectorOperand,
@@ -20,10 +21,41 @@ from pyptx.ir import (
 
 from .errors import PtxDslError
 
-if TYPE_CHECKING:
-    from ._trace import Trace
+__all__ = [
+    "LATEST_PTX",
+    "SPECIAL_REGISTER_READERS",
+    "TraceFacts",
+    "check_instruction",
+    "lowest_version",
+]
 
-__all__ = ["LATEST_PTX", "SPECIAL_REGISTER_READERS", "check_instruction", "lowest_version"]
+
+class TraceFacts(Protocol):
+    """What checking reads from a trace (:class:`pyptx.dsl._trace.Trace` has all of it).
+
+    A protocol rather than an import keeps this module below the trace in the DSL core.
+    """
+
+    @property
+    def arch(self) -> str:
+        """The ``.target``."""
+        ...
+
+    @property
+    def version(self) -> tuple[int, int] | None:
+        """The pinned PTX version, or ``None`` for the lowest that works."""
+        ...
+
+    @property
+    def reg_types(self) -> Mapping[str, PtxType]:
+        """The declared type of every register name."""
+        ...
+
+    @property
+    def instructions(self) -> Sequence[Instruction]:
+        """Every instruction traced so far."""
+        ...
+
 
 SPECIAL_REGISTER_READERS = frozenset({"mov"})
 """Opcodes that may take a special register (``%tid.x``) operand; ptxas rejects the rest."""
@@ -33,7 +65,7 @@ LATEST_PTX = (9, 0)
 the emitted ``.version`` is then lowered to the least every instruction and the target need."""
 
 
-def check_instruction(trace: Trace, insn: Instruction) -> None:
+def check_instruction(trace: TraceFacts, insn: Instruction) -> None:
     """Raise at the user's line if ``insn`` breaks the ISA table for this kernel's target.
 
     Raises:
@@ -79,7 +111,7 @@ def _first_undeclared(insn: Instruction, declared: Mapping[str, object]) -> str 
     return None
 
 
-def lowest_version(trace: Trace) -> tuple[int, int]:
+def lowest_version(trace: TraceFacts) -> tuple[int, int]:
     """The least PTX version that the target and every traced instruction accept."""
     info = lookup_target(trace.arch)
     best = info.min_ptx if info is not None else (7, 0)
