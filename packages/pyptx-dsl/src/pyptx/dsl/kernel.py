@@ -182,6 +182,21 @@ class TracedKernel:
     python_lines: tuple[tuple[str, int] | None, ...]
 
 
+@dataclass(frozen=True)
+class _Lowered:
+    """A flattened kernel body with its shared memory laid out (the ``lower`` step)."""
+
+    body: list[Node]
+    shared: list[Node]
+    """Static ``.shared`` declarations (empty with dynamic shared memory)."""
+    top: list[Node]
+    """Module-level declarations (the ``.extern .shared`` array)."""
+    smem_bytes: int
+    dynamic: bool
+    traced: tuple[Instruction, ...]
+    """The instructions as traced, before any rewrite (the trace knows their lines)."""
+
+
 class _ToDynamic(Rewriter):
     """Rewrites references to static shared allocations as offsets into dynamic smem."""
 
@@ -342,7 +357,7 @@ class Kernel:
     # ------------------------------------------------------------------ tracing
 
     def module(self, **kwargs: Any) -> Module:
-        """Trace the kernel and return its IR module.
+        """Trace the kernel and return its IR module (see :meth:`build`).
 
         Args:
             **kwargs: template parameters and symbolic dimension values.
@@ -355,6 +370,10 @@ class Kernel:
     def build(self, arch: str | None = None, /, **kwargs: Any) -> TracedKernel:
         """Trace the kernel and return the module with its launch facts and source lines.
 
+        Four steps: bind (template parameters and dims from ``kwargs``), trace (run the body
+        under a fresh trace), lower (flatten control flow, lay out shared memory) and build
+        (the module around it).
+
         Args:
             arch: a target to trace for instead of the kernel's own (the runtime resolves
                 ``arch="auto"`` on each call and passes the result, so a specialization is
@@ -364,61 +383,72 @@ class Kernel:
         Raises:
             PtxDslError: a mistake in the kernel, reported at the user's line.
         """
-        from .validate import lowest_version
-
         arch = _resolve_arch(arch or self.arch)
         template, env = self._bind(kwargs)
         params, args = self._params(env)
+        trace = self._trace(arch, params, args, template)
+        lowered = self._lower(trace)
+        return self._build(trace, params, lowered)
+
+    def _trace(
+        self, arch: str, params: list[Param], args: list[TensorArg], template: dict[str, Any]
+    ) -> Trace:
+        """Run the kernel body under a fresh trace (step 2 of bind -> trace -> lower -> build)."""
         trace = Trace(self.name, arch, self.version)
         trace.names.update(p.name for p in params)
+        symbols = {a.symbol for a in args}
         for p in params:
-            if p.type is not None and p.declarator.name not in {a.symbol for a in args}:
+            if p.type is not None and p.declarator.name not in symbols:
                 trace.param_types[p.declarator.name] = p.type
         with tracing(trace):
             self.fn(*args, **template)
         if len(trace.blocks) != 1:
             raise PtxDslError(f"kernel {self.name}: a ptx block was left open")
+        return trace
+
+    def _lower(self, trace: Trace) -> _Lowered:
+        """Flatten the trace into statements and lay out shared memory (step 3)."""
         body: list[Node] = []
         trace.flatten(trace.prologue, body)
         trace.flatten(trace.blocks[0], body)
         trace.check_labels(body)
-        traced_body = list(body)  # before any rewrite: the nodes the trace knows the lines of
-        top: list[Node] = []
-        shared = list(trace.shared_decls)
+        traced = tuple(_instructions(body))  # before any rewrite: the lines the trace knows
         dynamic = self.extern_smem or self.smem > 0 or (trace.shared_bytes > DYNAMIC_SMEM_THRESHOLD)
-        if dynamic:
-            offsets: dict[str, int] = {}
-            offset = 0
-            for decl in shared:
-                align = decl.align or 16
-                offset = (offset + align - 1) // align * align
-                offsets[decl.declarators[0].name] = offset
-                offset += _decl_bytes(decl)
-            # smem.base() with no name: the user's region after the allocations.
-            offset = (offset + 15) // 16 * 16
-            offsets[EXTRA_SMEM_PLACEHOLDER] = offset
-            rewriter = _ToDynamic(offsets)
-            body = [rewriter.rewrite(s) for s in body]
-            # The base must satisfy the strictest allocation (1024 B for 128B-swizzled tiles).
-            base_align = max([128, *(d.align or 16 for d in shared)])
-            shared = []
-            top.append(
-                VariableDecl(
-                    (Linkage.EXTERN, StateSpace.SHARED, Align(base_align), PtxType.B8),
-                    (Declarator(DYNAMIC_SMEM_NAME, (None,)),),
-                )
-            )
-            self.smem_bytes = offset + self.smem
-        else:
+        if not dynamic:
             if EXTRA_SMEM_PLACEHOLDER in trace.names:
                 raise PtxDslError(
                     f"kernel {self.name} calls smem.base() for dynamic shared memory but "
                     "declares none; pass smem=<bytes> (or extern_smem=True) to @kernel"
                 )
-            self.smem_bytes = trace.shared_bytes
-        directives = self._directives()
-        statements: list[Node] = [*trace.reg_decls(), *shared, *body]
-        added_ret = not body or not _ends_with_exit(body)
+            return _Lowered(body, list(trace.shared_decls), [], trace.shared_bytes, False, traced)
+        shared = list(trace.shared_decls)
+        offsets: dict[str, int] = {}
+        offset = 0
+        for decl in shared:
+            align = decl.align or 16
+            offset = (offset + align - 1) // align * align
+            offsets[decl.declarators[0].name] = offset
+            offset += _decl_bytes(decl)
+        # smem.base() with no name: the user's region after the allocations.
+        offset = (offset + 15) // 16 * 16
+        offsets[EXTRA_SMEM_PLACEHOLDER] = offset
+        rewriter = _ToDynamic(offsets)
+        body = [rewriter.rewrite(s) for s in body]
+        # The base must satisfy the strictest allocation (1024 B for 128B-swizzled tiles).
+        base_align = max([128, *(d.align or 16 for d in shared)])
+        extern = VariableDecl(
+            (Linkage.EXTERN, StateSpace.SHARED, Align(base_align), PtxType.B8),
+            (Declarator(DYNAMIC_SMEM_NAME, (None,)),),
+        )
+        return _Lowered(body, [], [extern], offset + self.smem, True, traced)
+
+    def _build(self, trace: Trace, params: list[Param], lowered: _Lowered) -> TracedKernel:
+        """Assemble the module around the lowered body (step 4)."""
+        from .validate import lowest_version
+
+        self.smem_bytes = lowered.smem_bytes
+        statements: list[Node] = [*trace.reg_decls(), *lowered.shared, *lowered.body]
+        added_ret = not lowered.body or not _ends_with_exit(lowered.body)
         if added_ret:
             statements.append(Instruction("ret"))
         fn = Function(
@@ -427,19 +457,19 @@ class Kernel:
             tuple(params),
             Block(tuple(statements)),
             linkage=(Linkage.VISIBLE,),
-            directives=tuple(directives),
+            directives=tuple(self._directives()),
         )
         version = self.version or lowest_version(trace)
-        header: list[Node] = [Version(*version), Target((arch,)), AddressSize(64)]
-        lines = [trace.location_of(i) for i in _instructions(traced_body)]
+        header: list[Node] = [Version(*version), Target((trace.arch,)), AddressSize(64)]
+        lines = [trace.location_of(i) for i in lowered.traced]
         if added_ret:
             lines.append(None)
         return TracedKernel(
             name=self.name,
-            arch=arch,
-            module=Module(tuple(header + top + [fn])),
-            smem_bytes=self.smem_bytes,
-            dynamic_smem=dynamic,
+            arch=trace.arch,
+            module=Module(tuple(header + lowered.top + [fn])),
+            smem_bytes=lowered.smem_bytes,
+            dynamic_smem=lowered.dynamic,
             python_lines=tuple(lines),
         )
 
