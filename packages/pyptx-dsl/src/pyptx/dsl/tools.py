@@ -21,7 +21,14 @@ __all__ = ["assemble", "disassemble", "find_tool"]
 
 
 def find_tool(name: str) -> str | None:
-    """Find a CUDA tool: the nvidia-cuda-nvcc wheel's copy first, then PATH, then CUDA_HOME."""
+    """Find a CUDA tool (``"ptxas"``, ``"nvdisasm"``).
+
+    In order: the path in ``PYPTX_<NAME>`` (``PYPTX_PTXAS``) when set, the nvidia-cuda-nvcc
+    wheel's copy, ``PATH``, then ``$CUDA_HOME/bin``.
+    """
+    override = os.environ.get(f"PYPTX_{name.upper()}")
+    if override:
+        return override
     try:
         nvidia = importlib.import_module("nvidia")
         for base in getattr(nvidia, "__path__", []):
