@@ -105,31 +105,7 @@ EOF
     echo "--- ptxas on PATH: $(command -v ptxas || echo none); nvcc: $(command -v nvcc || echo none)"
     echo "--- pyptx.runtime"
     # Builds the launch shim (cached under PYPTX_CACHE_DIR), so the tests do not pay for it.
-    run_limited "$(step_timeout 180 $((BENCH_RESERVE + 120)))" "$PYTHON" - <<'EOF' || true
-import pyptx.runtime as rt
-from pyptx.dsl.tools import find_tool
-from pyptx.runtime import _compile, _driver
-
-loaded = _driver._load()
-print("driver:", "loaded" if not isinstance(loaded, str) else loaded)
-print("driver version:", rt.driver_version(), "| gpus:", rt.gpu_count())
-for device in range(rt.gpu_count()):
-    print(f"device {device} target: {rt.device_arch(device)}")
-arch = rt.device_arch(0) or rt.EMULATOR_ARCH
-print("ptxas (find_tool):", find_tool("ptxas"))
-for toolchain in _compile.TOOLCHAINS:
-    reason = toolchain.unavailable(arch)
-    state = f"usable, version {toolchain.version()}" if reason is None else f"unusable: {reason}"
-    print(f"toolchain {toolchain.name} for {arch}: {state}")
-print("fingerprint:", rt.toolchain_fingerprint(arch))
-print("cache root:", rt.cache_root())
-error = rt.shim_load_error()
-if error is None:
-    shim = rt.load_shim()
-    print(f"shim: {shim.path} (XLA handler: {shim.has_xla}; {shim.xla_error or 'ok'})")
-else:
-    print("shim: NOT LOADABLE:", error)
-EOF
+    run_limited "$(step_timeout 180 $((BENCH_RESERVE + 120)))" "$PYTHON" -m pyptx.runtime || true
 }
 
 # Test directories holding gpu-marked tests, the runtime's first.

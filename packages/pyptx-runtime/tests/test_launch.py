@@ -139,3 +139,26 @@ def test_column_major_tiles_take_and_give_fortran_arrays() -> None:
     np.testing.assert_array_equal(out, a)
     with pytest.raises(ArgumentError, match=r"argument 0 \(x\) must be column-major"):
         rk.copy_column_major(np.ascontiguousarray(a))
+
+
+def test_the_diagnostic_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYPTX_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "pyptx.runtime", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    facts = json.loads(result.stdout)
+    assert facts["gpus"] == [runtime.device_arch(d) for d in range(gpu_count())]
+    assert facts["target"] == (facts["gpus"][0] if facts["gpus"] else "sm_90a")
+    assert set(facts["toolchains"]) == {"driver", "nvjitlink", "ptxas"}
+    assert facts["cubin_cache"] == str(tmp_path / "cubin")
+    assert facts["shim"].startswith(str(tmp_path / "shim"))
