@@ -557,3 +557,19 @@ def test_a_special_register_has_no_truth_value() -> None:
 
     with pytest.raises(PtxDslError, match=r"special register %tid.x has no Python truth value"):
         k.ptx()
+
+
+def test_tracing_assumes_the_newest_ptx_version_the_isa_table_knows() -> None:
+    """Unpinned kernels are checked at LATEST_PTX, then lowered to what they need."""
+    from pyptx.dsl.validate import LATEST_PTX
+    from pyptx.ir import isa
+
+    versions = set()
+    for spec in isa.SPECS.values():
+        gates = [spec.gate, *spec.alias_gates.values()]
+        for form in spec.forms:
+            gates.append(form.gate)
+            gates += [g for group in form.groups for g in group.gates.values()]
+            gates += [o.gate for o in form.operands if o.gate is not None]
+        versions |= {g.ptx for g in gates}
+    assert max(versions) == LATEST_PTX

@@ -493,7 +493,12 @@ def test_mma_errors_point_at_the_call(make, match) -> None:  # type: ignore[no-u
 
 
 def test_mxf4nvf4_4x_ue8m0_at_ptx_9_0_asks_for_9_1() -> None:
-    with pytest.raises(PtxDslError, match=r"needs PTX 9\.1; pass version=\(9, 1\)"):
+    """The gate is the ISA table's (its form for 4X with ue8m0 needs PTX 9.1), not the DSL's."""
+    with pytest.raises(
+        PtxDslError,
+        match=r"\(kind::mxf4nvf4 4X ue8m0 block scaled\) needs PTX ISA 9\.1 or newer, but the "
+        r"kernel declares \.version 9\.0; use \.version 9\.1",
+    ):
         _mxf4nvf4_4x_ue8m0.ptx()
 
 
@@ -504,6 +509,14 @@ def _mxf4nvf4_4x_ue8m0() -> None:
     ptx.mma(acc, reg.array(b32, 4), reg.array(b32, 2), acc, shape="m16n8k64", dtype_a=e2m1,
             kind="mxf4nvf4", scale_vec="4X", stype=ue8m0, scale_a=(sf, 0, 0),
             scale_b=(sf, 0, 0))  # fmt: skip
+
+
+def test_mxf4nvf4_4x_ue8m0_lowers_the_version_to_what_the_table_asks() -> None:
+    @kernel(arch="sm_120a")
+    def unpinned() -> None:
+        _mxf4nvf4_4x_ue8m0.fn()
+
+    assert ".version 9.1" in unpinned.ptx()
 
 
 def test_docstrings_link_the_isa_and_show_the_ptx() -> None:

@@ -60,7 +60,7 @@ class TraceFacts(Protocol):
 SPECIAL_REGISTER_READERS = frozenset({"mov"})
 """Opcodes that may take a special register (``%tid.x``) operand; ptxas rejects the rest."""
 
-LATEST_PTX = (9, 0)
+LATEST_PTX = (9, 2)
 """The PTX version assumed while tracing when the kernel does not pin one (``version=None``);
 the emitted ``.version`` is then lowered to the least every instruction and the target need."""
 

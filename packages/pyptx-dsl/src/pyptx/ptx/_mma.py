@@ -15,11 +15,9 @@ from dataclasses import dataclass
 
 from pyptx.ir import PtxType
 
-from ..dsl._trace import current
 from ..dsl.errors import PtxDslError
 from ..dsl.operands import NotPred, emit_inst
 from ..dsl.regs import Reg
-from ..dsl.validate import LATEST_PTX
 
 __all__ = ["mma"]
 
@@ -327,13 +325,6 @@ def _build(
                 f"kind::{spec.kind} with scale_vec={scale_vec!r} takes stype {allowed}, "
                 f"got {st.value}"
             )
-        if spec.kind == "mxf4nvf4" and scale_vec == "4X" and st is PtxType.UE8M0:
-            version = current().version or LATEST_PTX
-            if version < (9, 1):
-                raise PtxDslError(
-                    "kind::mxf4nvf4 with scale_vec='4X' and stype ue8m0 needs PTX 9.1; pass "
-                    "version=(9, 1) to @kernel (or use stype=ue4m3)"
-                )
         acc_d = acc_c = _F32
         for name, given in (("dtype_d", dtype_d), ("dtype_c", dtype_c)):
             if given is not None and _ty(given, name) is not _F32:

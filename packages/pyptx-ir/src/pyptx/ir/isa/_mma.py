@@ -109,6 +109,7 @@ _SM80 = since((7, 0), 80)
 _SM89 = since((8, 4), 89)
 _SM90 = since((7, 8), 90)
 _SM120A = arch((8, 7), "sm_120a", "sm_120f")
+_SM120A_PTX91 = arch((9, 1), "sm_120a", "sm_120f")
 _LAYOUT = [req("alayout", ("row", "col")), req("blayout", ("row", "col"))]
 _SYNC = [req("sync", ("sync",)), req("aligned", ("aligned",))]
 _F8 = ("e4m3", "e5m2")
@@ -223,15 +224,7 @@ def _mma_forms(sparse: bool) -> list[Form]:
                  req("ctype", ("f32",)), req("stype", ("ue8m0",))],
                 (*ops, *_SCALE_OPS), _SM120A, "kind::mxf8f6f4 block scaled",
             ),
-            form(
-                [*_SYNC, req("shape", ("m16n8k128",)), *_LAYOUT,
-                 req("kind", ("kind::mxf4", "kind::mxf4nvf4")),
-                 req("block_scale", ("block_scale",)),
-                 grp("scale_vec", ("scale_vec::2X", "scale_vec::4X")), req("dtype", ("f32",)),
-                 req("atype", ("e2m1",)), req("btype", ("e2m1",)), req("ctype", ("f32",)),
-                 req("stype", ("ue8m0", "ue4m3"))],
-                (*ops, *_SCALE_OPS), _SM120A, "kind::mxf4 / mxf4nvf4 block scaled",
-            ),
+            *_fp4_block_scaled("m16n8k128", (*ops, *_SCALE_OPS)),
         ]  # fmt: skip
         return forms
     forms += [
@@ -312,26 +305,45 @@ def _mma_forms(sparse: bool) -> list[Form]:
             _SM120A,
             "kind::mxf8f6f4 block scaled",
         ),
+        *_fp4_block_scaled("m16n8k64", (*ops, *_SCALE_OPS)),
+    ]
+    return forms
+
+
+def _fp4_block_scaled(shape: str, operands: tuple[OperandSpec, ...]) -> list[Form]:
+    """The block-scaled e2m1 forms of one shape, one per (kind, scale vector, scale type).
+
+    ``kind::mxf4`` scales every 32 elements with ue8m0 (``scale_vec::2X``, which may be left
+    out); ``kind::mxf4nvf4`` every 32 with ue8m0 (``2X``) or every 16 with ue4m3 (``4X``),
+    and, from PTX 9.1, every 16 with ue8m0.
+    """
+    combos = (
+        ("kind::mxf4", grp("scale_vec", ("scale_vec::2X",)), "ue8m0", _SM120A),
+        ("kind::mxf4nvf4", req("scale_vec", ("scale_vec::2X",)), "ue8m0", _SM120A),
+        ("kind::mxf4nvf4", req("scale_vec", ("scale_vec::4X",)), "ue4m3", _SM120A),
+        ("kind::mxf4nvf4", req("scale_vec", ("scale_vec::4X",)), "ue8m0", _SM120A_PTX91),
+    )
+    return [
         form(
             [
                 *_SYNC,
-                req("shape", ("m16n8k64",)),
+                req("shape", (shape,)),
                 *_LAYOUT,
-                req("kind", ("kind::mxf4", "kind::mxf4nvf4")),
+                req("kind", (kind,)),
                 req("block_scale", ("block_scale",)),
-                grp("scale_vec", ("scale_vec::2X", "scale_vec::4X")),
+                scale_vec,
                 req("dtype", ("f32",)),
                 req("atype", ("e2m1",)),
                 req("btype", ("e2m1",)),
                 req("ctype", ("f32",)),
-                req("stype", ("ue8m0", "ue4m3")),
+                req("stype", (stype,)),
             ],
-            (*ops, *_SCALE_OPS),
-            _SM120A,
-            "kind::mxf4 / mxf4nvf4 block scaled",
-        ),
+            operands,
+            gate,
+            f"{kind} {scale_vec.values[0].removeprefix('scale_vec::')} {stype} block scaled",
+        )
+        for kind, scale_vec, stype, gate in combos
     ]
-    return forms
 
 
 _SCALE_OPS = (
