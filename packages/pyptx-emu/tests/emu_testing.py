@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -16,6 +14,7 @@ import numpy as np
 import pytest
 
 from pyptx.emu import LaunchStats, launch
+from pyptx.ir.ptxas import too_old_reason
 
 HEADER = ".version {version}\n.target {target}\n.address_size 64\n\n"
 
@@ -97,41 +96,15 @@ def ptxas_accepts(ptx: str, arch: str) -> tuple[bool, str]:
     return r.returncode == 0, r.stderr
 
 
-_TOO_OLD = re.compile(r"Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)'")
-
-
-def skip_if_ptxas_too_old(stderr: str, ptxas: str) -> None:
-    """Skip the test when ptxas refused the PTX for being newer than it knows (not a failure).
-
-    The forms and kernels are checked against the ptxas release nox pins
-    (``nvidia-cuda-nvcc==13.5.*``); an older ptxas cannot judge them.
-    """
-    found = _TOO_OLD.search(stderr)
-    if found:
-        pytest.skip(
-            f"needs a ptxas for PTX {found[1]}, but {ptxas} supports up to PTX {found[2]}; "
-            "pip install 'nvidia-cuda-nvcc==13.5.*' (the release the tests are pinned to)"
-        )
-    release = ptxas_release(ptxas)
-    if release is not None and release < PINNED_PTXAS:
-        # Releases disagree on some forms and on the lowest .version a feature needs; only
-        # the pinned release's verdict counts (with it, a rejection is a real failure).
-        pytest.skip(
-            f"ptxas {release[0]}.{release[1]} ({ptxas}) rejected this; the tests need ptxas "
-            f"{PINNED_PTXAS[0]}.{PINNED_PTXAS[1]}: pip install 'nvidia-cuda-nvcc==13.5.*'"
-        )
-
-
 PINNED_PTXAS = (13, 5)
 """The ptxas release nox installs (``nvidia-cuda-nvcc==13.5.*``)."""
 
 
-@functools.lru_cache(maxsize=8)
-def ptxas_release(ptxas: str) -> tuple[int, int] | None:
-    """The CUDA release of ``ptxas`` (``(13, 5)``), from ``ptxas --version``."""
-    out = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout
-    found = re.search(r"release (\d+)\.(\d+)", out)
-    return (int(found[1]), int(found[2])) if found else None
+def skip_if_ptxas_too_old(stderr: str, ptxas: str) -> None:
+    """Skip (with the versions found and needed) when the rejection says nothing of the PTX."""
+    reason = too_old_reason(stderr, ptxas, PINNED_PTXAS)
+    if reason is not None:
+        pytest.skip(reason)
 
 
 def u32(values: Any) -> np.ndarray:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import shutil
 import struct
 import subprocess
@@ -13,6 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+
+from pyptx.ir.ptxas import too_old_reason
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "tests" / "corpus"
@@ -77,42 +77,15 @@ def assemble(ptx: str, arch: str) -> tuple[bool, bytes, str]:
     return proc.returncode == 0, data, proc.stderr
 
 
-_TOO_OLD = re.compile(r"Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)'")
-
-
-def skip_if_ptxas_too_old(stderr: str, ptxas: str) -> None:
-    """Skip the test when ptxas refused the PTX only for being newer than it knows.
-
-    The corpus and the tests are generated with the release ``nox`` pins
-    (``nvidia-cuda-nvcc==13.5.*``); an older ptxas found first (``PYPTX_PTXAS``, ``PATH``)
-    cannot judge them.
-    """
-    found = _TOO_OLD.search(stderr)
-    if found:
-        pytest.skip(
-            f"needs a ptxas for PTX {found[1]}, but {ptxas} supports up to PTX {found[2]}; "
-            "pip install 'nvidia-cuda-nvcc==13.5.*' (the release the tests are pinned to)"
-        )
-    release = ptxas_release(ptxas)
-    if release is not None and release < PINNED_PTXAS:
-        # Releases disagree on some forms and on the lowest .version a feature needs; only
-        # the pinned release's verdict counts (with it, a rejection is a real failure).
-        pytest.skip(
-            f"ptxas {release[0]}.{release[1]} ({ptxas}) rejected this; the tests need ptxas "
-            f"{PINNED_PTXAS[0]}.{PINNED_PTXAS[1]}: pip install 'nvidia-cuda-nvcc==13.5.*'"
-        )
-
-
 PINNED_PTXAS = (13, 5)
 """The ptxas release nox installs (``nvidia-cuda-nvcc==13.5.*``)."""
 
 
-@functools.lru_cache(maxsize=8)
-def ptxas_release(ptxas: str) -> tuple[int, int] | None:
-    """The CUDA release of ``ptxas`` (``(13, 5)``), from ``ptxas --version``."""
-    out = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout
-    found = re.search(r"release (\d+)\.(\d+)", out)
-    return (int(found[1]), int(found[2])) if found else None
+def skip_if_ptxas_too_old(stderr: str, ptxas: str) -> None:
+    """Skip (with the versions found and needed) when the rejection says nothing of the PTX."""
+    reason = too_old_reason(stderr, ptxas, PINNED_PTXAS)
+    if reason is not None:
+        pytest.skip(reason)
 
 
 def text_sections(cubin: bytes) -> dict[str, bytes]:
