@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from pyptx.ir import PtxType
-from pyptx.runtime import _driver, _shim, _tma
+from pyptx.runtime import _driver, _shim, _shim_build, _tma, _tma_encode
 from pyptx.runtime._errors import ArgumentError, GpuUnavailable, ShimError
 from pyptx.runtime._shim import ParamKind, ParamSlot, Shim
 
 HAVE_GPU = _driver.gpu_count() > 0
-HAVE_JAXLIB = _shim._xla_include_dir() is not None
+HAVE_JAXLIB = _shim_build._xla_include_dir() is not None
 needs_no_gpu = pytest.mark.skipif(HAVE_GPU, reason="checks the error raised without a GPU")
 needs_jax = pytest.mark.skipif(not HAVE_JAXLIB, reason="needs jax/jaxlib with its FFI headers")
 
@@ -33,7 +33,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def plain_path(cache_dir: Path) -> Path:
-    return _shim.build_shim(False, cache_dir=cache_dir)
+    return _shim_build.build_shim(False, cache_dir=cache_dir)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def plain(plain_path: Path) -> Shim:
 def xla_path(cache_dir: Path) -> Path:
     if not HAVE_JAXLIB:
         pytest.skip("needs jax/jaxlib with its FFI headers")
-    return _shim.build_shim(True, cache_dir=cache_dir)
+    return _shim_build.build_shim(True, cache_dir=cache_dir)
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def _slots() -> list[ParamSlot]:
 
 
 def test_source_and_python_agree_on_the_abi_version() -> None:
-    source = _shim._SOURCE.read_text()
+    source = _shim_build._SOURCE.read_text()
     match = re.search(r"#define PYPTX_SHIM_ABI_VERSION (\d+)", source)
     assert match is not None
     assert int(match.group(1)) == _shim.SHIM_ABI_VERSION
@@ -115,15 +115,15 @@ def test_exports_only_the_c_abi(plain_path: Path) -> None:
 
 @needs_jax
 def test_build_is_byte_reproducible(xla_path: Path, tmp_path: Path) -> None:
-    again = _shim.build_shim(True, cache_dir=tmp_path / "elsewhere")
+    again = _shim_build.build_shim(True, cache_dir=tmp_path / "elsewhere")
     assert again != xla_path
     assert again.parent.name == xla_path.parent.name
     blob = again.read_bytes()
     assert blob == xla_path.read_bytes()
     # No machine-specific path leaks into the library.
-    include = _shim._xla_include_dir()
+    include = _shim_build._xla_include_dir()
     assert include is not None
-    for path in (tmp_path, str(include[0]), str(_shim.cuda_include_dir()), Path.home()):
+    for path in (tmp_path, str(include[0]), str(_shim_build.cuda_include_dir()), Path.home()):
         assert str(path).encode() not in blob
 
 
@@ -135,13 +135,13 @@ def test_build_reuses_the_cache(
     def no_compile(*args: object) -> None:
         raise AssertionError("the cached shim was rebuilt")
 
-    monkeypatch.setattr(_shim, "_compile", no_compile)
-    assert _shim.build_shim(False, cache_dir=cache_dir) == plain_path
+    monkeypatch.setattr(_shim_build, "_compile", no_compile)
+    assert _shim_build.build_shim(False, cache_dir=cache_dir) == plain_path
     assert plain_path.stat().st_mtime_ns == before
 
 
 def test_key_covers_the_flags(plain_path: Path, cache_dir: Path) -> None:
-    other, _ = _shim._build(False, cache_dir, extra_flags=("-DPYPTX_UNUSED=1",))
+    other, _ = _shim_build._build(False, cache_dir, extra_flags=("-DPYPTX_UNUSED=1",))
     assert other.parent != plain_path.parent
     assert other.is_file()
 
@@ -150,8 +150,8 @@ def test_concurrent_builds_are_safe(tmp_path: Path) -> None:
     code = textwrap.dedent(
         f"""
         from pathlib import Path
-        from pyptx.runtime import _shim
-        print(_shim.build_shim(False, cache_dir=Path({str(tmp_path)!r})))
+        from pyptx.runtime import _shim_build
+        print(_shim_build.build_shim(False, cache_dir=Path({str(tmp_path)!r})))
         """
     )
     procs = [
@@ -171,55 +171,55 @@ def test_compile_failure_reports_command_and_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(ShimError, match=r"(?s)building the pyptx launch shim failed.*\$ .*#error"):
-        _shim._build(False, tmp_path, extra_flags=("-include", "/nonexistent/#error.h"))
+        _shim_build._build(False, tmp_path, extra_flags=("-include", "/nonexistent/#error.h"))
 
 
 def test_missing_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CXX", "/nonexistent/bin/c++")
     with pytest.raises(ShimError, match=r"compiler '/nonexistent/bin/c\+\+' was not found"):
-        _shim.build_shim(False, cache_dir=tmp_path)
+        _shim_build.build_shim(False, cache_dir=tmp_path)
 
 
 def test_cuda_headers_from_the_wheel() -> None:
-    include = _shim.cuda_include_dir()
+    include = _shim_build.cuda_include_dir()
     assert (include / "cuda.h").is_file()
     assert (include / "cudaTypedefs.h").is_file()
-    assert _shim._cuda_version(include) >= 12000
+    assert _shim_build._cuda_version(include) >= 12000
 
 
 def test_cuda_headers_from_cuda_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_shim, "_nvidia_roots", list)
-    monkeypatch.setattr(_shim, "_SYSTEM_CUDA_INCLUDE", tmp_path / "no-system-cuda")
+    monkeypatch.setattr(_shim_build, "_nvidia_roots", list)
+    monkeypatch.setattr(_shim_build, "_SYSTEM_CUDA_INCLUDE", tmp_path / "no-system-cuda")
     monkeypatch.setenv("CUDA_HOME", str(tmp_path))
     with pytest.raises(ShimError, match=rf"found in none of: .*{re.escape(str(tmp_path))}"):
-        _shim.cuda_include_dir()
+        _shim_build.cuda_include_dir()
     (tmp_path / "include").mkdir()
     (tmp_path / "include" / "cuda.h").write_text("#define CUDA_VERSION 12080\n")
     (tmp_path / "include" / "cudaTypedefs.h").write_text("")
-    assert _shim.cuda_include_dir() == tmp_path / "include"
-    assert _shim._cuda_version(tmp_path / "include") == 12080
+    assert _shim_build.cuda_include_dir() == tmp_path / "include"
+    assert _shim_build._cuda_version(tmp_path / "include") == 12080
 
 
 def test_auto_xla_falls_back_and_remembers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not HAVE_JAXLIB:
         pytest.skip("needs jax/jaxlib with its FFI headers")
-    real_compile = _shim._compile
+    real_compile = _shim_build._compile
 
     def fail_with_xla(recipe: Any, output: Path) -> None:
         if recipe.xla_include is not None:
             raise ShimError("simulated XLA build failure")
         real_compile(recipe, output)
 
-    monkeypatch.setattr(_shim, "_compile", fail_with_xla)
-    path, reason = _shim._build(None, tmp_path)
+    monkeypatch.setattr(_shim_build, "_compile", fail_with_xla)
+    path, reason = _shim_build._build(None, tmp_path)
     assert reason is not None and "simulated XLA build failure" in reason
     assert not Shim(path, xla_error=reason).has_xla
 
     def no_compile(*args: object) -> None:
         raise AssertionError("retried a remembered failure")
 
-    monkeypatch.setattr(_shim, "_compile", no_compile)
-    again, reason_again = _shim._build(None, tmp_path)
+    monkeypatch.setattr(_shim_build, "_compile", no_compile)
+    again, reason_again = _shim_build._build(None, tmp_path)
     assert again == path
     assert reason_again == reason
 
@@ -230,7 +230,7 @@ def test_auto_xla_falls_back_and_remembers(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_abi_mismatch_is_a_shim_error(tmp_path: Path) -> None:
-    path, _ = _shim._build(False, tmp_path, extra_flags=("-DPYPTX_SHIM_ABI_VERSION=999",))
+    path, _ = _shim_build._build(False, tmp_path, extra_flags=("-DPYPTX_SHIM_ABI_VERSION=999",))
     with pytest.raises(ShimError) as info:
         Shim(path)
     message = str(info.value)
@@ -255,7 +255,7 @@ def test_load_shim_is_process_wide_and_cached(
     shim = _shim.load_shim()
     assert shim.path.is_relative_to(tmp_path / "cache" / "shim")
     assert shim.has_xla is HAVE_JAXLIB
-    monkeypatch.setattr(_shim, "_build", lambda *a, **k: pytest.fail("rebuilt"))
+    monkeypatch.setattr(_shim_build, "_build", lambda *a, **k: pytest.fail("rebuilt"))
     assert _shim.load_shim() is shim
     assert _shim.shim_available()
     assert _shim.shim_load_error() is None
@@ -279,9 +279,9 @@ def test_cache_disabled_builds_in_a_private_directory(
     fresh_process: _shim._ProcessState, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYPTX_CACHE_DISABLE", "1")
-    path = _shim.build_shim(False)
+    path = _shim_build.build_shim(False)
     assert not path.is_relative_to(tmp_path / "cache")
-    assert path.is_relative_to(fresh_process.scratch_dir())
+    assert path.is_relative_to(_shim_build.scratch_dir())
     assert Shim(path).has_xla is False
 
 
@@ -484,7 +484,7 @@ def test_register_ffi_target_on_cpu_jaxlib(
     status = xla.register_ffi_target()
     assert status and status.reason is None
     assert xla.register_ffi_target()  # idempotent
-    other = Shim(_shim.build_shim(True, cache_dir=tmp_path))
+    other = Shim(_shim_build.build_shim(True, cache_dir=tmp_path))
     if other.path != xla.path:
         refused = other.register_ffi_target()
         assert not refused
@@ -715,7 +715,7 @@ def test_gpu_tma_template_is_repointed_per_launch(plain: Shim, gpu: _Gpu) -> Non
     blob, rows = _matrix()
     a, out = gpu.alloc(blob), gpu.alloc(bytes(1024))
     spec = _tma.plain_spec((64, 64), PtxType.F32, (16, 16))
-    slots = [ParamSlot.tensor_map(0, _tma.tensor_map_template(spec)), ParamSlot.pointer(1),
+    slots = [ParamSlot.tensor_map(0, _tma_encode.tensor_map_template(spec)), ParamSlot.pointer(1),
              ParamSlot.scalar(0, 4), ParamSlot.scalar(4, 4)]  # fmt: skip
     plain.register(204, "tma_copy", PTX, (1, 1, 1), (256, 1, 1), (1, 1, 1), 0, slots)
     try:
@@ -730,7 +730,7 @@ def test_gpu_tma_template_is_repointed_per_launch(plain: Shim, gpu: _Gpu) -> Non
 def test_gpu_tma_encoded_map_as_scalar(plain: Shim, gpu: _Gpu) -> None:
     blob, rows = _matrix()
     a, out = gpu.alloc(blob), gpu.alloc(bytes(1024))
-    tmap = _tma.tensor_map_2d(a, (64, 64), PtxType.F32, (16, 16))
+    tmap = _tma_encode.tensor_map_2d(a, (64, 64), PtxType.F32, (16, 16))
     slots = [ParamSlot.scalar(0, 128, 64), ParamSlot.pointer(0), ParamSlot.scalar(128, 4),
              ParamSlot.scalar(132, 4)]  # fmt: skip
     plain.register(205, "tma_copy", PTX, (1, 1, 1), (256, 1, 1), (1, 1, 1), 0, slots)

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from pyptx import Tile, kernel, ptx, reg
-from pyptx.runtime import _gpu, _shim
+from pyptx.runtime import _gpu, _shim, _shim_build
 from pyptx.runtime._compile import compile_ptx
 from pyptx.runtime._errors import ArgumentError, GpuUnavailable, RuntimeLaunchError
 from pyptx.runtime._shim import ParamSlot, Shim
@@ -93,11 +93,11 @@ def _tensor_map(address: int) -> bytes:
 
 def _build_fake(directory: Path, name: str, *defines: str) -> Path:
     """Compiles fake_cuda.c as C with the compiler the shim is built with."""
-    compiler, _ = _shim._compiler()
+    compiler, _ = _shim_build._compiler()
     output = directory / name
     command = [
         *compiler, "-x", "c", "-std=gnu11", "-O1", "-fPIC", "-shared", "-fvisibility=hidden",
-        "-Wall", "-Wextra", "-Werror", *defines, "-isystem", str(_shim.cuda_include_dir()),
+        "-Wall", "-Wextra", "-Werror", *defines, "-isystem", str(_shim_build.cuda_include_dir()),
         str(FAKE_SOURCE), "-o", str(output),
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
@@ -118,7 +118,7 @@ def fake_path(fake_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def shim_library() -> Path:
     """The library load_shim() loads: with the XLA handler where jaxlib is installed."""
-    return _shim.build_shim()
+    return _shim_build.build_shim()
 
 
 class FakeDriver:

@@ -9,16 +9,16 @@ import pytest
 
 from pyptx.dsl.tile import Layout, Tile
 from pyptx.ir import PtxType
-from pyptx.runtime import _driver, _tma
+from pyptx.runtime import _driver, _tma, _tma_encode
 from pyptx.runtime._errors import ArgumentError, GpuUnavailable
 from pyptx.runtime._tma import (
     Im2colSpec,
     Interleave,
     OobFill,
-    TensorMapCache,
     TensorMapDataType,
     TensorMapSpec,
 )
+from pyptx.runtime._tma_encode import TensorMapCache
 
 HAVE_GPU = _driver.gpu_count() > 0
 needs_no_gpu = pytest.mark.skipif(HAVE_GPU, reason="checks the error raised without a GPU")
@@ -349,30 +349,30 @@ def test_im2col_rank3_corner_range() -> None:
 
 def test_encode_checks_the_address_first() -> None:
     with pytest.raises(ArgumentError, match="non-null multiple of 16"):
-        _tma.encode_tensor_map(_valid(), 0x1008)
+        _tma_encode.encode_tensor_map(_valid(), 0x1008)
     with pytest.raises(ArgumentError, match="non-null multiple of 16"):
-        _tma.encode_tensor_map(_valid(), 0)
+        _tma_encode.encode_tensor_map(_valid(), 0)
 
 
 @needs_no_gpu
 def test_encode_without_driver_is_gpu_unavailable() -> None:
     with pytest.raises(GpuUnavailable, match="libcuda"):
-        _tma.encode_tensor_map(_valid(), 1 << 20)
+        _tma_encode.encode_tensor_map(_valid(), 1 << 20)
     with pytest.raises(GpuUnavailable):
-        _tma.encode_tensor_map_im2col(_im2col(), 1 << 20)
+        _tma_encode.encode_tensor_map_im2col(_im2col(), 1 << 20)
     with pytest.raises(GpuUnavailable):
-        _tma.tensor_map_2d(1 << 20, (128, 64), PtxType.BF16, (64, 64), swizzle=128)
+        _tma_encode.tensor_map_2d(1 << 20, (128, 64), PtxType.BF16, (64, 64), swizzle=128)
     with pytest.raises(GpuUnavailable):
-        _tma.tensor_map_3d(1 << 20, 128, 128, PtxType.BF16, 64, 64)
+        _tma_encode.tensor_map_3d(1 << 20, 128, 128, PtxType.BF16, 64, 64)
     with pytest.raises(GpuUnavailable):
-        _tma.tensor_map_template(_valid())
+        _tma_encode.tensor_map_template(_valid())
 
 
 def test_wrappers_validate_before_the_driver() -> None:
     with pytest.raises(ArgumentError, match="box_dims"):
-        _tma.tensor_map_2d(1 << 20, (1024, 1024), PtxType.BF16)
+        _tma_encode.tensor_map_2d(1 << 20, (1024, 1024), PtxType.BF16)
     with pytest.raises(ArgumentError, match="not a multiple of 64"):
-        _tma.tensor_map_3d(1 << 20, 128, 100, PtxType.BF16, 64, 64)
+        _tma_encode.tensor_map_3d(1 << 20, 128, 100, PtxType.BF16, 64, 64)
 
 
 @needs_no_gpu
@@ -397,8 +397,8 @@ def fake_encoder(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, int]]:
         calls.append((spec, address))
         return struct.pack("<Q", address) + bytes(120)
 
-    monkeypatch.setattr(_tma, "encode_tensor_map", encode)
-    monkeypatch.setattr(_tma, "encode_tensor_map_im2col", encode)
+    monkeypatch.setattr(_tma_encode, "encode_tensor_map", encode)
+    monkeypatch.setattr(_tma_encode, "encode_tensor_map_im2col", encode)
     return calls
 
 
@@ -452,13 +452,13 @@ def test_encode_on_gpu_is_deterministic_and_replaceable() -> None:
     _require_sm90()
     cu = _driver.driver()
     spec = _tma.plain_spec((128, 64), PtxType.BF16, (64, 64), swizzle=128)
-    first = _tma.encode_tensor_map(spec, 1 << 20)
+    first = _tma_encode.encode_tensor_map(spec, 1 << 20)
     assert len(first) == 128
-    assert _tma.encode_tensor_map(spec, 1 << 20) == first
-    assert _tma.encode_tensor_map(spec, 2 << 20) != first
+    assert _tma_encode.encode_tensor_map(spec, 1 << 20) == first
+    assert _tma_encode.encode_tensor_map(spec, 2 << 20) != first
     # Re-pointing the template gives the directly encoded map (what the shim does per launch).
     tmap = cu.CUtensorMap()
-    tmap.opaque = list(struct.unpack("<16Q", _tma.tensor_map_template(spec)))
+    tmap.opaque = list(struct.unpack("<16Q", _tma_encode.tensor_map_template(spec)))
     _driver.check(cu.cuTensorMapReplaceAddress(tmap, 1 << 20), "cuTensorMapReplaceAddress")
     assert struct.pack("<16Q", *(int(w) for w in tmap.opaque)) == first
 
@@ -466,12 +466,12 @@ def test_encode_on_gpu_is_deterministic_and_replaceable() -> None:
 @pytest.mark.gpu
 def test_encode_im2col_on_gpu() -> None:
     _require_sm90()
-    assert len(_tma.encode_tensor_map_im2col(_im2col(), 1 << 20)) == 128
+    assert len(_tma_encode.encode_tensor_map_im2col(_im2col(), 1 << 20)) == 128
 
 
 @pytest.mark.gpu
 def test_encode_rank3_on_gpu() -> None:
     _require_sm90()
-    assert len(_tma.tensor_map_3d(1 << 20, 4096, 4096, PtxType.BF16, 128, 64)) == 128
-    assert len(_tma.tensor_map_3d(1 << 20, 4096, 4096, PtxType.BF16, 128, 128, swizzle=0,
+    assert len(_tma_encode.tensor_map_3d(1 << 20, 4096, 4096, PtxType.BF16, 128, 64)) == 128
+    assert len(_tma_encode.tensor_map_3d(1 << 20, 4096, 4096, PtxType.BF16, 128, 128, swizzle=0,
                                   padding=True)) == 128  # fmt: skip

@@ -28,7 +28,8 @@ from ._driver import device_arch
 from ._errors import ArgumentError
 from ._shim import ParamSlot, load_shim
 from ._specialize import ParamSource, Specialization
-from ._tma import tensor_map_spec, tensor_map_template
+from ._tma import tensor_map_spec
+from ._tma_encode import tensor_map_template
 
 __all__ = ["KernelRegistry", "compile_target", "handle_for", "kernel_registry", "launch_on_gpu"]
 

@@ -5,13 +5,13 @@ A tensor map is a 128-byte opaque descriptor the driver encodes (``cuTensorMapEn
 [128]`` parameter: never copied to device memory, so launches stay stream-ordered and
 graph-capturable. The runtime encodes one template per specialization (its shapes and
 strides) and the launch shim re-points it at each launch's buffer
-(``cuTensorMapReplaceAddress``), which is cheaper than encoding per pointer;
-:class:`TensorMapCache` caches fully encoded maps per (address, spec) for callers that pass
-maps themselves.
+(``cuTensorMapReplaceAddress``), which is cheaper than encoding per pointer.
 
-Everything except the two ``encode_*`` functions (and the wrappers that call them) is pure
-Python and runs without a GPU: :class:`TensorMapSpec` / :class:`Im2colSpec` check the driver's
-documented requirements before the driver sees them and name the offending field.
+This module is pure Python and runs without a GPU: :class:`TensorMapSpec` /
+:class:`Im2colSpec` check the driver's documented requirements before the driver sees them
+and name the offending field. Encoding them with the driver (and ``TensorMapCache``, which
+keeps encoded maps per (address, spec) for callers that pass maps themselves) is in
+:mod:`._tma_encode`.
 
 Dimension order follows the driver: ``global_dims[0]`` is the innermost (contiguous)
 dimension, so a row-major ``(rows, cols)`` matrix has ``global_dims == (cols, rows)`` and
@@ -34,54 +34,42 @@ Two descriptor forms come from a :class:`~pyptx.dsl.tile.Tile` (``tma_rank``):
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import functools
-import struct
-import threading
-from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pyptx.dsl.tile import Layout, Tile
 from pyptx.ir import PtxType
 
-from ._driver import check, driver
-from ._errors import ArgumentError, RuntimeLaunchError
+from ._errors import ArgumentError
 
 __all__ = [
+    "L2_PROMOTIONS",
+    "SWIZZLES",
     "TENSOR_MAP_BYTES",
     "Im2colSpec",
     "Interleave",
     "OobFill",
-    "TensorMapCache",
     "TensorMapDataType",
     "TensorMapSpec",
     "data_type_for",
-    "encode_tensor_map",
-    "encode_tensor_map_im2col",
     "hopper_3d_spec",
     "plain_spec",
-    "tensor_map_2d",
-    "tensor_map_3d",
     "tensor_map_spec",
-    "tensor_map_template",
 ]
 
 TENSOR_MAP_BYTES = 128
 """Size of an encoded ``CUtensorMap``."""
-
-TEMPLATE_ADDRESS = 1 << 12
-"""The placeholder global address of a template (any 32-byte aligned, non-null value)."""
 
 _MAX_RANK = 5
 _MAX_GLOBAL_DIM = 1 << 31
 _MAX_STRIDE = 1 << 40
 _MAX_BOX = 256
 _MAX_ELEMENT_STRIDE = 8
-_SWIZZLES = (0, 32, 64, 128)
-_L2_PROMOTIONS = (0, 64, 128, 256)
+SWIZZLES = (0, 32, 64, 128)
+"""The swizzle spans a tensor map takes, in bytes (the driver's enum order)."""
+L2_PROMOTIONS = (0, 64, 128, 256)
+"""The L2 promotion sizes a tensor map takes, in bytes (the driver's enum order)."""
 # The Hopper reshape's innermost chunk for unswizzled tiles, and the padding of a padded box.
 _HOPPER_CHUNK_BYTES = 128
 _PADDING_BYTES = 16
@@ -257,13 +245,13 @@ def _check_common(
                 f"{kind}.element_strides needs {rank} entries, got {len(element_strides)}"
             )
         _check_ints(f"{kind}.element_strides", element_strides, 1, _MAX_ELEMENT_STRIDE)
-    if swizzle not in _SWIZZLES:
-        raise ArgumentError(f"{kind}.swizzle must be one of {_SWIZZLES} bytes, got {swizzle!r}")
+    if swizzle not in SWIZZLES:
+        raise ArgumentError(f"{kind}.swizzle must be one of {SWIZZLES} bytes, got {swizzle!r}")
     if interleave is Interleave.B32 and swizzle != 32:
         raise ArgumentError(f"a 32-byte interleaved {kind} needs swizzle=32, got {swizzle}")
-    if l2_promotion not in _L2_PROMOTIONS:
+    if l2_promotion not in L2_PROMOTIONS:
         raise ArgumentError(
-            f"{kind}.l2_promotion must be one of {_L2_PROMOTIONS} bytes, got {l2_promotion!r}"
+            f"{kind}.l2_promotion must be one of {L2_PROMOTIONS} bytes, got {l2_promotion!r}"
         )
     if not isinstance(oob_fill, OobFill):
         raise ArgumentError(f"{kind}.oob_fill must be an OobFill, got {oob_fill!r}")
@@ -279,8 +267,26 @@ def _check_swizzle_span(kind: str, what: str, inner_bytes: int, swizzle: int) ->
         )
 
 
+class _GlobalLayout:
+    """What tiled and im2col specs share: the rank and the address alignment they imply."""
+
+    __slots__ = ()
+    global_dims: tuple[int, ...]
+    interleave: Interleave
+
+    @property
+    def rank(self) -> int:
+        """Number of dimensions."""
+        return len(self.global_dims)
+
+    @property
+    def address_alignment(self) -> int:
+        """The alignment the global address needs (16 bytes; 32 with 32-byte interleave)."""
+        return 32 if self.interleave is Interleave.B32 else 16
+
+
 @dataclass(frozen=True, slots=True)
-class TensorMapSpec:
+class TensorMapSpec(_GlobalLayout):
     """Everything ``cuTensorMapEncodeTiled`` takes except the address; hashable.
 
     Attributes:
@@ -329,16 +335,6 @@ class TensorMapSpec:
             _check_swizzle_span(kind, "box dimension", inner_bytes, self.swizzle)
 
     @property
-    def rank(self) -> int:
-        """Number of dimensions."""
-        return len(self.global_dims)
-
-    @property
-    def address_alignment(self) -> int:
-        """The alignment the global address needs (16 bytes; 32 with 32-byte interleave)."""
-        return 32 if self.interleave is Interleave.B32 else 16
-
-    @property
     def box_bytes(self) -> int:
         """Shared-memory bytes one copy of the box fills (element strides of one)."""
         size = self.dtype.nbytes
@@ -348,7 +344,7 @@ class TensorMapSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class Im2colSpec:
+class Im2colSpec(_GlobalLayout):
     """Everything ``cuTensorMapEncodeIm2col`` takes except the address; hashable.
 
     Attributes:
@@ -404,16 +400,6 @@ class Im2colSpec:
         if self.interleave is Interleave.NONE:
             inner_bytes = self.channels_per_pixel * self.dtype.nbytes
             _check_swizzle_span(kind, "channel run", inner_bytes, self.swizzle)
-
-    @property
-    def rank(self) -> int:
-        """Number of dimensions."""
-        return len(self.global_dims)
-
-    @property
-    def address_alignment(self) -> int:
-        """The alignment the global address needs (16 bytes; 32 with 32-byte interleave)."""
-        return 32 if self.interleave is Interleave.B32 else 16
 
 
 # --------------------------------------------------------------------------------------------
@@ -587,246 +573,3 @@ def _describe(tile: Tile) -> str:
     dims = ", ".join(repr(d) for d in tile.dims)
     box = "" if tile.tma_box is None else f", tma_box={tile.tma_box}"
     return f"Tile({dims}, {tile.dtype.value}, {tile.layout.name}{box}, tma_rank={tile.tma_rank})"
-
-
-# --------------------------------------------------------------------------------------------
-# Encoding (needs the driver)
-# --------------------------------------------------------------------------------------------
-
-
-def _check_address(address: int, alignment: int) -> None:
-    if not isinstance(address, int) or address <= 0 or address % alignment:
-        raise ArgumentError(
-            f"a TMA global address must be a non-null multiple of {alignment} bytes, "
-            f"got {address!r}"
-        )
-
-
-def _to_bytes(tensor_map: Any) -> bytes:
-    return struct.pack("<16Q", *(int(word) for word in tensor_map.opaque))
-
-
-def _encode(spec: TensorMapSpec | Im2colSpec, address: int) -> bytes:
-    _check_address(address, spec.address_alignment)
-    cu = driver()
-    element_strides = list(spec.element_strides or (1,) * spec.rank)
-    common = (
-        cu.CUtensorMapDataType(int(spec.dtype)),
-        spec.rank,
-        address,
-        list(spec.global_dims),
-        list(spec.global_strides),
-    )
-    tail = (
-        element_strides,
-        cu.CUtensorMapInterleave(int(spec.interleave)),
-        cu.CUtensorMapSwizzle(_SWIZZLES.index(spec.swizzle)),
-        cu.CUtensorMapL2promotion(_L2_PROMOTIONS.index(spec.l2_promotion)),
-        cu.CUtensorMapFloatOOBfill(int(spec.oob_fill)),
-    )
-    try:
-        with _some_context(cu):
-            return _to_bytes(_encode_call(cu, spec, common, tail))
-    except RuntimeLaunchError as exc:
-        raise RuntimeLaunchError(f"{exc} (spec {spec}, address {address:#x})") from exc
-
-
-@contextlib.contextmanager
-def _some_context(cu: Any) -> Iterator[None]:
-    """Makes a context current while encoding: the driver refuses without one.
-
-    Encoding is host-only, so any context serves: the current one, else device 0's primary
-    context (retained once per process, as PyTorch and XLA retain it).
-    """
-    current = check(cu.cuCtxGetCurrent(), "cuCtxGetCurrent")
-    if current is not None and int(current) != 0:
-        yield
-        return
-    check(cu.cuCtxPushCurrent(_primary_context(cu)), "cuCtxPushCurrent")
-    try:
-        yield
-    finally:
-        cu.cuCtxPopCurrent()
-
-
-@functools.cache
-def _primary_context(cu: Any) -> Any:
-    device = check(cu.cuDeviceGet(0), "cuDeviceGet")
-    return check(cu.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
-
-
-def _encode_call(
-    cu: Any, spec: TensorMapSpec | Im2colSpec, common: tuple[Any, ...], tail: tuple[Any, ...]
-) -> Any:
-    if isinstance(spec, Im2colSpec):
-        return check(
-            cu.cuTensorMapEncodeIm2col(
-                *common,
-                list(spec.lower_corner),
-                list(spec.upper_corner),
-                spec.channels_per_pixel,
-                spec.pixels_per_column,
-                *tail,
-            ),
-            "cuTensorMapEncodeIm2col",
-        )
-    return check(
-        cu.cuTensorMapEncodeTiled(*common, list(spec.box_dims), *tail),
-        "cuTensorMapEncodeTiled",
-    )
-
-
-def encode_tensor_map(spec: TensorMapSpec, address: int) -> bytes:
-    """Encodes ``spec`` at ``address`` with ``cuTensorMapEncodeTiled``.
-
-    Args:
-        spec: the descriptor.
-        address: the tensor's device address (16-byte aligned; 32 with 32-byte interleave).
-
-    Returns:
-        The 128-byte ``CUtensorMap``, ready to pass by value as a kernel parameter.
-
-    Raises:
-        GpuUnavailable: no driver (or cuda-python).
-        ArgumentError: the address is null or misaligned.
-        RuntimeLaunchError: the driver rejected the descriptor.
-    """
-    return _encode(spec, address)
-
-
-def encode_tensor_map_im2col(spec: Im2colSpec, address: int) -> bytes:
-    """Encodes ``spec`` at ``address`` with ``cuTensorMapEncodeIm2col``.
-
-    Returns:
-        The 128-byte ``CUtensorMap``.
-
-    Raises:
-        GpuUnavailable: no driver (or cuda-python).
-        ArgumentError: the address is null or misaligned.
-        RuntimeLaunchError: the driver rejected the descriptor.
-    """
-    return _encode(spec, address)
-
-
-def tensor_map_template(spec: TensorMapSpec) -> bytes:
-    """``spec`` encoded at a placeholder address, for :meth:`ParamSlot.tensor_map`.
-
-    The shim replaces the address with the launch's buffer (``cuTensorMapReplaceAddress``).
-
-    Raises:
-        GpuUnavailable: no driver (or cuda-python).
-    """
-    return encode_tensor_map(spec, TEMPLATE_ADDRESS)
-
-
-def tensor_map_2d(
-    address: int,
-    shape: tuple[int, int],
-    dtype: PtxType,
-    box: tuple[int, int] | None = None,
-    *,
-    swizzle: int = 0,
-) -> bytes:
-    """The plain descriptor of a row-major ``(rows, cols)`` matrix at ``address``.
-
-    Args:
-        address: the matrix's device address.
-        shape: ``(rows, cols)``.
-        dtype: the element type.
-        box: ``(box_rows, box_cols)``; defaults to the whole matrix.
-        swizzle: the swizzle span in bytes.
-
-    Returns:
-        The 128-byte ``CUtensorMap``.
-
-    Raises:
-        ArgumentError: a driver requirement is broken (checked before the driver is called).
-        GpuUnavailable: no driver.
-    """
-    if len(shape) != 2:
-        raise ArgumentError(f"tensor_map_2d takes a (rows, cols) shape, got {shape}")
-    return encode_tensor_map(plain_spec(shape, dtype, box, swizzle=swizzle), address)
-
-
-def tensor_map_3d(
-    address: int,
-    height: int,
-    width: int,
-    dtype: PtxType,
-    box_major: int,
-    box_minor: int,
-    *,
-    swizzle: int = 128,
-    padding: bool = False,
-) -> bytes:
-    """The reshaped rank-3 (Hopper GEMM) descriptor of a row-major matrix at ``address``.
-
-    See :func:`hopper_3d_spec` for the layout.
-
-    Returns:
-        The 128-byte ``CUtensorMap``.
-
-    Raises:
-        ArgumentError: a driver requirement is broken (checked before the driver is called).
-        GpuUnavailable: no driver.
-    """
-    spec = hopper_3d_spec(
-        height, width, dtype, box_major, box_minor, swizzle=swizzle, padding=padding
-    )
-    return encode_tensor_map(spec, address)
-
-
-class TensorMapCache:
-    """Encoded tensor maps keyed by (address, spec); least recently used evicted first.
-
-    Thread-safe. An entry is plain bytes: dropping it (eviction, :meth:`clear`, the cache
-    going away) releases it; there is nothing on the device.
-
-    Args:
-        maxsize: how many tensor maps to keep.
-    """
-
-    def __init__(self, maxsize: int = 1024) -> None:
-        if maxsize < 1:
-            raise ArgumentError(f"TensorMapCache needs maxsize >= 1, got {maxsize}")
-        self.maxsize = maxsize
-        self._entries: OrderedDict[tuple[int, TensorMapSpec | Im2colSpec], bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, spec: TensorMapSpec | Im2colSpec, address: int) -> bytes:
-        """The tensor map of ``spec`` at ``address``, encoded on a miss.
-
-        Raises:
-            GpuUnavailable: a miss without a driver.
-            ArgumentError: the address is null or misaligned.
-            RuntimeLaunchError: the driver rejected the descriptor.
-        """
-        key = (address, spec)
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None:
-                self._entries.move_to_end(key)
-                return hit
-        if isinstance(spec, Im2colSpec):
-            encoded = encode_tensor_map_im2col(spec, address)
-        else:
-            encoded = encode_tensor_map(spec, address)
-        with self._lock:
-            self._entries[key] = encoded
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.maxsize:
-                self._entries.popitem(last=False)
-        return encoded
-
-    def clear(self) -> None:
-        """Drops every entry."""
-        with self._lock:
-            self._entries.clear()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
-
-    def __contains__(self, key: object) -> bool:
-        with self._lock:
-            return key in self._entries
