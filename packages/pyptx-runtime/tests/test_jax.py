@@ -63,7 +63,8 @@ def test_lowering_for_cuda_is_the_ffi_custom_call() -> None:
     assert "@pyptx_launch(" in line
     assert f"handle = {handle} : i64" in line
     assert "scalars = dense<[0, 1, 0, 0]> : tensor<4xui8>" in line  # 256, little-endian u32
-    assert "api_version = 4" in line or "mhlo.backend_config" in line  # typed FFI
+    # Typed FFI (custom-call API 4): the attributes travel as a dictionary, not a string.
+    assert "mhlo.backend_config = {handle = " in line
     # The output enters as a zero-filled operand aliased to the result.
     assert "output_operand_alias<output_tuple_indices = [], operand_index = 2" in line
     assert "callback" not in text  # the CPU branch is not lowered for CUDA
