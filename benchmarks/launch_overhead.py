@@ -12,10 +12,11 @@ input (never read), one CTA of 32 threads. Each method launches it from Python:
   ``cuModuleLoadData`` from the same cubin pyptx compiles (the floor for any Python launcher);
 * ``torch eager``: ``kernel(x)`` on a CUDA tensor (binding, checks, the C++ shim), current
   stream; ``torch eager, stream=int`` passes the stream instead of asking torch for it;
-* ``torch.compile``: a ``torch.compile(fullgraph=True)`` function calling ``kernel(x)``
-  (Dynamo guards, then the ``pyptx::launch`` custom op); the row checks first that every
-  compiled call reaches the op (a call with no result can be dropped as dead code), and the
-  ``mutates=(x,)`` row does the same with the twin kernel below;
+* ``torch.compile``: a ``torch.compile(fullgraph=True)`` function returning ``kernel(x)``
+  (Dynamo guards, the output's zero-fill, then the ``pyptx::launch`` custom op) for a twin
+  with one output ``y``, and for a twin declaring ``mutates=(x,)``; each row checks first
+  that every compiled call reaches the op (a call with no result can be dropped as dead
+  code);
 * ``CUDA graph`` rows: ``--nodes`` launches captured in one ``torch.cuda.graph`` and
   replayed, reported per node, for pyptx launches and for the same number of raw
   ``cuLaunchKernel`` launches (the native baseline);
@@ -65,7 +66,7 @@ GRAPH_TARGET_US = 1.0  # graph replay: at most this much slower per node than a 
 RAW = "raw cuLaunchKernel (Python)"
 EAGER = "torch eager"
 EAGER_STREAM = "torch eager, stream=int"
-COMPILED = "torch.compile"
+COMPILED = "torch.compile, out_specs=(y,)"
 COMPILED_MUT = "torch.compile, mutates=(x,)"
 GRAPH_NATIVE = "CUDA graph, raw launches (per node)"
 GRAPH_PYPTX = "CUDA graph, pyptx launches (per node)"
@@ -100,8 +101,12 @@ def no_gpu_reason() -> str | None:
     return None
 
 
-def empty_kernels(arch: str) -> tuple[Any, Any]:
-    """The empty kernel, and its twin declaring ``mutates=("x",)`` for JAX."""
+def empty_kernels(arch: str) -> tuple[Any, Any, Any]:
+    """The empty kernel, its twin declaring ``mutates=("x",)``, and one with an output.
+
+    Under ``torch.compile`` a launch must write something visible (pyptx refuses a kernel
+    with neither ``out_specs`` nor ``mutates`` there), so the compiled rows use the last two.
+    """
     from pyptx.dsl.kernel import kernel
     from pyptx.dsl.tile import Tile
     from pyptx.types import f32
@@ -121,7 +126,11 @@ def empty_kernels(arch: str) -> tuple[Any, Any]:
     def empty_inplace(x):
         """Nothing either; XLA keeps the call because it "updates" x."""
 
-    return empty, empty_inplace
+    @kernel(**common, out_specs=(Tile("N", f32),))
+    def empty_output(x, y):
+        """Nothing either; the runtime zero-fills the output y, which the kernel never writes."""
+
+    return empty, empty_inplace, empty_output
 
 
 def time_calls(
@@ -223,7 +232,7 @@ def measure(opts: argparse.Namespace) -> tuple[list[Row], dict[str, Any]]:
 
     arch = _driver.device_arch(0)
     assert arch is not None
-    empty, empty_inplace = empty_kernels(arch)
+    empty, empty_inplace, empty_output = empty_kernels(arch)
     spec = specialize(empty, {}, {"N": EMPTY_N})
     cubin = compile_ptx(spec.ptx, compile_target(spec.arch, arch), name=spec.kernel_name).cubin
     torch, torch_missing = _torch()
@@ -258,7 +267,7 @@ def measure(opts: argparse.Namespace) -> tuple[list[Row], dict[str, Any]]:
             rows[EAGER_STREAM].samples_us = time_calls(
                 functools.partial(empty, x, stream=stream), sync, **timing
             )
-            compiled_row(torch, empty, x, rows[COMPILED], sync, timing)
+            compiled_row(torch, empty_output, x, rows[COMPILED], sync, timing)
             compiled_row(torch, empty_inplace, x, rows[COMPILED_MUT], sync, timing)
             try:
                 graph_rows(torch, raw, functools.partial(empty, x), rows, opts)

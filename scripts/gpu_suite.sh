@@ -12,7 +12,9 @@
 #      (packages/pyptx-runtime/tests -> $OUT/gpu-tests.xml, others -> $OUT/gpu-tests-<dir>.xml),
 #      leaving out test files (and whole directories, through their conftest.py) that import
 #      hypothesis when it is not installed;
-#   3. runs benchmarks/launch_overhead.py -> $OUT/launch_overhead.json.
+#   3. runs benchmarks/launch_overhead.py -> $OUT/launch_overhead.json;
+#   4. runs benchmarks/launch_breakdown.py -> $OUT/launch_breakdown.json and a cProfile of
+#      an eager launch in $OUT/launch_profile.txt.
 # Everything it prints is also written to $OUT/gpu_suite.log. It exits non-zero when a test
 # run fails (or collects nothing in packages/pyptx-runtime/tests) or the benchmark crashes,
 # and stays under 8 minutes: each step runs under `timeout`, within an overall deadline.
@@ -144,7 +146,8 @@ run_tests() {
         done < <(find "$dir" -name '*.py' | sort)
     fi
     limit=$(step_timeout 300 "$BENCH_RESERVE")
-    run_limited "$limit" "$PYTHON" -m pytest -m gpu "$dir" -q -p no:cacheprovider -rs \
+    run_limited "$limit" "$PYTHON" -m pytest -m gpu "$dir" -q -p no:cacheprovider -rfEs \
+        --tb=short --durations=15 \
         --junitxml "$junit" "${ignores[@]}" "${PYTEST_ARGS[@]}"
     rc=$?
     echo "pytest $dir: exit $rc"
@@ -163,6 +166,16 @@ run_benchmark() {
     return "$rc"
 }
 
+run_breakdown() {
+    local rc
+    section "benchmarks/launch_breakdown.py"
+    run_limited "$(step_timeout 120)" "$PYTHON" benchmarks/launch_breakdown.py \
+        --json "$OUT/launch_breakdown.json" --profile "$OUT/launch_profile.txt"
+    rc=$?
+    echo "launch_breakdown.py: exit $rc"
+    return "$rc"
+}
+
 main() {
     local failed=0 dir
     PYTHONPATH="$(printf '%s:' "$ROOT"/packages/*/src)${PYTHONPATH:-}"
@@ -178,6 +191,7 @@ main() {
         run_tests "$dir" || failed=1
     done < <(gpu_test_dirs)
     run_benchmark || failed=1
+    run_breakdown || failed=1
 
     section "done"
     if ((failed)); then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import struct
 
@@ -381,6 +382,41 @@ def test_cache_miss_without_driver_caches_nothing() -> None:
     with pytest.raises(GpuUnavailable):
         cache.get(_valid(), 1 << 20)
     assert len(cache) == 0
+
+
+# ------------------------------------------------------------------------------------------
+# The real cuda.bindings accepts what the encoders pass
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda: _tma_encode.encode_tensor_map(_valid(), 1 << 20),
+        lambda: _tma_encode.encode_tensor_map_im2col(_im2col(), 1 << 20),
+        lambda: _tma_encode.tensor_map_3d(1 << 20, 4096, 4096, PtxType.BF16, 128, 64),
+    ],
+    ids=["tiled", "im2col", "rank3"],
+)
+def test_encoder_arguments_convert_in_cuda_bindings(
+    monkeypatch: pytest.MonkeyPatch, encode: object
+) -> None:
+    """cuda.bindings converts the arguments before it looks for the driver.
+
+    Its cuuint32_t / cuuint64_t parameters take no plain int ("Cannot convert int to
+    cuda.bindings.driver.cuuint32_t"), so a wrong argument is a TypeError even on a machine
+    without a GPU; past the conversion the call fails on the missing driver (or, on a GPU
+    machine, succeeds).
+    """
+    bindings = pytest.importorskip("cuda.bindings.driver")
+    monkeypatch.setattr(_tma_encode, "driver", lambda: bindings)  # even without libcuda
+    monkeypatch.setattr(_tma_encode, "_some_context", lambda cu: contextlib.nullcontext())
+    try:
+        encode()  # type: ignore[operator]
+    except TypeError as exc:
+        pytest.fail(f"cuda.bindings refused an argument: {exc}")
+    except Exception:
+        pass
 
 
 # ------------------------------------------------------------------------------------------

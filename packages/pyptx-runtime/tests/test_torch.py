@@ -71,16 +71,41 @@ def test_compile_with_dynamic_shapes_and_a_mutating_kernel() -> None:
         torch.testing.assert_close(compiled(x), (3 * x) ** 2, rtol=1e-6, atol=0)
 
 
+def test_compile_registers_the_call_with_constants_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dynamo runs the registration for real, with only plain constants as arguments.
+
+    torch 2.11's Dynamo refuses anything else ("UserDefinedObjectVariable(Kernel) is not a
+    constant"); newer releases accept the kernel object, so this checks the types directly.
+    """
+    from pyptx.runtime import _torch
+
+    seen: list[tuple[object, ...]] = []
+
+    def spy(kernel_key: object, keywords: object, backend: object) -> str:
+        seen.append((kernel_key, keywords, backend))
+        return _torch._register_call_now(kernel_key, keywords, backend)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_torch, "_register_call", torch.compiler.assume_constant_result(spy))
+    torch._dynamo.reset()
+    vector_add = example("vector_add")
+    compiled = torch.compile(lambda a, b: vector_add(a, b, a.shape[0]), fullgraph=True,
+                             backend="aot_eager")  # fmt: skip
+    a, b = torch.randn(256), torch.randn(256)
+    torch.testing.assert_close(compiled(a, b), a + b, rtol=0, atol=0)
+    assert seen == [(vector_add.key, (), None)]
+    torch._dynamo.reset()
+
+
 def test_the_custom_op_passes_opcheck() -> None:
     from pyptx.runtime._torch import _register_call
 
     op = register_torch_op()
     vector_add = example("vector_add")
-    call = _register_call(vector_add, (), None)
+    call = _register_call(vector_add.key, (), None)
     a, b = torch.randn(512), torch.randn(512)
     result = torch.library.opcheck(op, (call, [a, b], [torch.zeros(512)], [512], [], -1))
     assert set(result.values()) == {"SUCCESS"}, result
-    scale = _register_call(rk.scale_in_place, (), None)
+    scale = _register_call(rk.scale_in_place.key, (), None)
     result = torch.library.opcheck(op, (scale, [], [torch.randn(128)], [], [2.0], -1))
     assert set(result.values()) == {"SUCCESS"}, result
 

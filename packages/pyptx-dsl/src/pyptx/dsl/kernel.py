@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -53,6 +55,7 @@ __all__ = [
     "TracedKernel",
     "assemble",
     "kernel",
+    "kernel_by_key",
 ]
 
 DYNAMIC_SMEM_THRESHOLD = 48 * 1024
@@ -61,6 +64,19 @@ DYNAMIC_SMEM_THRESHOLD = 48 * 1024
 
 RESERVED_CALL_KEYWORDS = ("backend", "stream")
 """Keywords a kernel call keeps for the runtime; no template or scalar parameter may use them."""
+
+_LIVE: weakref.WeakValueDictionary[str, Kernel] = weakref.WeakValueDictionary()
+_SERIALS = itertools.count()
+
+
+def kernel_by_key(key: str) -> Kernel | None:
+    """The live :class:`Kernel` whose :attr:`Kernel.key` is ``key``, or ``None`` once collected.
+
+    Compiled graphs (``torch.compile``) can hold a kernel's key, a plain string, where they
+    could not hold the kernel object; the runtime finds the kernel again through this.
+    """
+    return _LIVE.get(key)
+
 
 _ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_103a", "sm_110a", "sm_120a")
 
@@ -217,6 +233,8 @@ class Kernel:
     Attributes:
         fn: the Python function.
         name: the PTX entry name (the function's name).
+        key: a string naming this kernel object, unique in the process
+            (``"<name>#<serial>"``); :func:`kernel_by_key` maps it back while the kernel lives.
         template_params: keyword-only parameters of ``fn`` with their defaults.
     """
 
@@ -240,6 +258,8 @@ class Kernel:
     ) -> None:
         self.fn = fn
         self.name = fn.__name__
+        self.key = f"{self.name}#{next(_SERIALS)}"
+        _LIVE[self.key] = self
         self.arch = arch
         self.version = version
         self.in_specs = tuple(in_specs or ())

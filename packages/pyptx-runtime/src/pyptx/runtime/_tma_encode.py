@@ -58,16 +58,17 @@ def _to_bytes(tensor_map: Any) -> bytes:
 def _encode(spec: TensorMapSpec | Im2colSpec, address: int) -> bytes:
     _check_address(address, spec.address_alignment)
     cu = driver()
-    element_strides = list(spec.element_strides or (1,) * spec.rank)
+    # cuda.bindings converts no plain int to its cuuint32_t / cuuint64_t: wrap each one.
+    u32, u64 = cu.cuuint32_t, cu.cuuint64_t
     common = (
         cu.CUtensorMapDataType(int(spec.dtype)),
-        spec.rank,
+        u32(spec.rank),
         address,
-        list(spec.global_dims),
-        list(spec.global_strides),
+        [u64(d) for d in spec.global_dims],
+        [u64(s) for s in spec.global_strides],
     )
     tail = (
-        element_strides,
+        [u32(s) for s in spec.element_strides or (1,) * spec.rank],
         cu.CUtensorMapInterleave(int(spec.interleave)),
         cu.CUtensorMapSwizzle(SWIZZLES.index(spec.swizzle)),
         cu.CUtensorMapL2promotion(L2_PROMOTIONS.index(spec.l2_promotion)),
@@ -113,14 +114,14 @@ def _encode_call(
                 *common,
                 list(spec.lower_corner),
                 list(spec.upper_corner),
-                spec.channels_per_pixel,
-                spec.pixels_per_column,
+                cu.cuuint32_t(spec.channels_per_pixel),
+                cu.cuuint32_t(spec.pixels_per_column),
                 *tail,
             ),
             "cuTensorMapEncodeIm2col",
         )
     return check(
-        cu.cuTensorMapEncodeTiled(*common, list(spec.box_dims), *tail),
+        cu.cuTensorMapEncodeTiled(*common, [cu.cuuint32_t(b) for b in spec.box_dims], *tail),
         "cuTensorMapEncodeTiled",
     )
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from pyptx.dsl.kernel import Kernel
+from pyptx.dsl.kernel import Kernel, kernel_by_key
 from pyptx.dsl.tile import Layout
 from pyptx.ir import TypeKind
 
@@ -42,11 +42,18 @@ _OP: Any = None
 
 
 def _register_call_now(
-    kernel: Kernel, keywords: tuple[tuple[str, Any], ...], backend: str | None
+    kernel_key: str, keywords: tuple[tuple[str, Any], ...], backend: str | None
 ) -> str:
-    """A string naming (kernel, keywords, backend) for the custom op; registers both."""
+    """A string naming (kernel, keywords, backend) for the custom op; registers both.
+
+    The kernel comes as its :attr:`~pyptx.dsl.kernel.Kernel.key`: Dynamo passes only
+    constants to the function below (torch 2.11 refuses the kernel object itself).
+    """
+    kernel = kernel_by_key(kernel_key)
+    if kernel is None:  # the caller holds the kernel, so it cannot have been collected
+        raise ArgumentError(f"no live kernel has the key {kernel_key!r}")
     register_torch_op()
-    key = f"{kernel.name}@{id(kernel):x}:{keywords!r}:{backend}"
+    key = f"{kernel_key}:{keywords!r}:{backend}"
     with _LOCK:
         _CALLS.setdefault(key, (kernel, keywords, backend))
     return key
@@ -271,7 +278,7 @@ def call_torch(
         _run(kernel, bound, outputs, device, stream)
         return pack_result(kernel, outputs, bound.inputs)
     keywords = tuple(sorted((k, v) for k, v in kwargs.items() if k not in _scalar_names(kernel)))
-    call = _register_call(kernel, keywords, backend)
+    call = _register_call(kernel.key, keywords, backend)
     names = kernel.positional[: len(kernel.in_specs)]
     reading = [a for n, a in zip(names, bound.inputs, strict=True) if n not in kernel.mutates]
     mutated = [bound.inputs[names.index(n)] for n in kernel.mutates]
