@@ -85,7 +85,7 @@ def test_emu_never_imports_runtime_kernels_or_frameworks() -> None:
 
 # Runtime modules that exist to bind one framework and import it at module level. The runtime
 # imports each only once an array of that framework is passed to a kernel.
-FRAMEWORK_BINDINGS = {"pyptx.runtime._torch": "torch"}
+FRAMEWORK_BINDINGS = {"pyptx.runtime._torch": "torch", "pyptx.runtime._eager": "torch"}
 
 
 @pytest.mark.parametrize("package", ["pyptx.runtime", "pyptx.kernels"])

@@ -124,3 +124,35 @@ def copy_column_major(x, y):  # type: ignore[no-untyped-def]
     v = reg.scalar(f32)
     ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
     ptx.st(ptx.addr(y.ptr() + off), v, space="global")
+
+
+def vector_add_u32() -> object:
+    """A fresh kernel object (its own plans and records): out = x + y for i < n (.u32)."""
+
+    @kernel(
+        in_specs=(Tile("N", f32), Tile("N", f32)),
+        out_specs=(Tile("N", f32),),
+        raw_params=[("u32", "n")],
+        grid=_grid,
+        block=(BLOCK, 1, 1),
+        arch="sm_80",
+    )
+    def add_u32(x, y, out):  # type: ignore[no-untyped-def]
+        _, off = _index()  # no bounds check: the tests never launch it past n
+        a, b = reg.scalar(f32), reg.scalar(f32)
+        ptx.ld(a, ptx.addr(x.ptr() + off), space="global")
+        ptx.ld(b, ptx.addr(y.ptr() + off), space="global")
+        ptx.st(ptx.addr(out.ptr() + off), a + b, space="global")
+
+    return add_u32
+
+
+def output_only() -> object:
+    """A fresh kernel with no inputs: fills its output with 1.0."""
+
+    @kernel(out_specs=(Tile("N", f32),), grid=_grid, block=(BLOCK, 1, 1), arch="sm_80")
+    def ones(y):  # type: ignore[no-untyped-def]
+        _, off = _index()
+        ptx.st(ptx.addr(y.ptr() + off), 1.0, space="global", ty=f32)
+
+    return ones

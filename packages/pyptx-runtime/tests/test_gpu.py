@@ -157,6 +157,48 @@ def test_vector_add(torch: Any) -> None:
     assert _module_count(_handle(vector_add, N=n)) == 1
 
 
+def test_a_repeated_call_takes_the_fast_path(torch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After one full launch, calls with the same signature skip binding (``_run``); calls
+    that differ take the full path again, and every call computes the right thing."""
+    from pyptx.runtime import ArgumentError
+    from pyptx.runtime import _torch as front
+    from pyptx.runtime._gpu import kernel_registry
+
+    vector_add = _example("vector_add")
+    n = 777
+    full: list[int] = []
+    real_run = front._run
+
+    def counting_run(*args: Any) -> Any:
+        full.append(1)
+        return real_run(*args)
+
+    monkeypatch.setattr(front, "_run", counting_run)
+
+    def check(*extra: Any, length: int = n, **kwargs: Any) -> None:
+        x, y = _ints(length), _ints(length)
+        out = vector_add(_cuda(torch, x), _cuda(torch, y), *extra, **kwargs)
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(out.cpu().numpy(), x + y)
+
+    check(n)  # records the plan (or finds one from an earlier test)
+    full.clear()
+    for _ in range(3):
+        check(n)
+    assert full == [], "a repeated call went through binding"
+    check(n=n)  # a keyword
+    check(np.uint32(n))  # not a plain int
+    check(n - 1, length=n - 1)  # another shape
+    assert len(full) == 3
+    with pytest.raises(ArgumentError, match=r"scalar n \(.u32\) must be in"):
+        vector_add(_cuda(torch, _ints(n)), _cuda(torch, _ints(n)), -1)  # out of range
+    kernel_registry().release(_handle(vector_add, N=n))  # the plan's entry is gone
+    full.clear()
+    check(n)
+    check(n)
+    assert len(full) == 1, "a released entry was launched from a stale plan"
+
+
 def _stream_case(torch: Any, n: int) -> tuple[Any, Any, Any, Any]:
     """(x, y, new_x, vector_add), warmed up for ``n`` so that a launch only launches."""
     vector_add = _example("vector_add")

@@ -548,13 +548,22 @@ class Kernel:
         Raises:
             PtxDslError: pyptx-runtime is not installed.
         """
-        launch = runtime_attribute("launch")
+        launch = _LAUNCH or _runtime_launch()
         if launch is None:
             raise PtxDslError(
                 f"calling {self.name}(...) launches it (on a GPU or in the emulator), which "
                 "needs pyptx-runtime (pip install pyptx-runtime); use .ptx() to get the PTX text"
             )
         return launch(self, *args, **kwargs)
+
+
+_LAUNCH: Any = None  # pyptx.runtime.launch, once found (every call looks here first)
+
+
+def _runtime_launch() -> Any:
+    global _LAUNCH
+    _LAUNCH = runtime_attribute("launch")
+    return _LAUNCH
 
 
 def _instructions(nodes: Sequence[Node]) -> list[Instruction]:

@@ -87,6 +87,8 @@ class KernelRegistry:
         self._owned: set[tuple[int, int]] = set()
         self.ready: dict[tuple[int, int], int] = {}
         """(specialization handle, device) -> the shim handle prepared for that device."""
+        self.generation = 0
+        """Counts releases: a launch plan made before a release is not used after it."""
 
     def prepare(self, spec: Specialization, target: str, *, owner: object = None) -> int:
         """Compile ``spec`` for ``target`` and register it with the shim (once).
@@ -177,6 +179,7 @@ class KernelRegistry:
         """Forget ``handle`` and unload its modules from every context; ``False`` if unknown."""
         with self._lock:
             entry = self._entries.pop(handle, None)
+            self.generation += 1
             self._owned = {k for k in self._owned if k[1] != handle}
             self.ready = {k: v for k, v in self.ready.items() if v != handle}
         if entry is None:
@@ -229,8 +232,11 @@ def launch_on_gpu(
     pointers: Sequence[int],
     scalars: Sequence[int | float],
     owner: object = None,
-) -> None:
+) -> int:
     """Launch ``spec`` on ``device`` on ``stream`` with the given buffer addresses.
+
+    Returns:
+        The shim handle it launched.
 
     Raises:
         ArgumentError: the kernel's target cannot run on the device.
@@ -251,3 +257,4 @@ def launch_on_gpu(
     elif owner is None:
         registry.pin(handle)
     load_shim().launch(handle, stream, pointers, spec.pack_scalars(scalars), device)
+    return handle

@@ -8,7 +8,7 @@ zero-filled and returns ``outputs + mutated inputs``: one array alone, several a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyptx.dsl.kernel import Kernel
@@ -20,7 +20,7 @@ from ._driver import device_arch, gpu_count
 from ._errors import ArgumentError, GpuUnavailable
 from ._specialize import specialize_bound
 
-__all__ = ["BACKENDS", "EMULATOR_ARCH", "auto_arch", "launch", "pack_result"]
+__all__ = ["BACKENDS", "EMULATOR_ARCH", "auto_arch", "launch", "pack_result", "set_fast_path"]
 
 BACKENDS = ("gpu", "emu")
 """The values ``backend=`` takes; ``None`` (the default) follows where the arrays are."""
@@ -84,6 +84,20 @@ def _framework(kernel: Kernel, args: Sequence[Any], backend: str | None) -> Fram
     return Framework.NUMPY
 
 
+FAST_PATH_MISS: Any = object()
+"""What the fast path returns when a call must take the full path."""
+
+# The torch eager fast path (:func:`._eager.fast_call`), installed by the torch front end
+# after its first eager GPU launch, so that nothing imports torch before a torch call does.
+_FAST_PATH: Callable[[Kernel, Sequence[Any], Any], Any] | None = None
+
+
+def set_fast_path(fast: Callable[[Kernel, Sequence[Any], Any], Any]) -> None:
+    """Install the eager fast path :func:`launch` tries first (see :mod:`._eager`)."""
+    global _FAST_PATH
+    _FAST_PATH = fast
+
+
 def launch(
     kernel: Kernel, *args: Any, backend: str | None = None, stream: Any = None, **kwargs: Any
 ) -> Any:
@@ -112,6 +126,10 @@ def launch(
         RuntimeLaunchError: a driver call failed (the message names it).
         pyptx.emu.EmuError: the kernel faulted in the emulator.
     """
+    if _FAST_PATH is not None and backend is None and not kwargs:
+        result = _FAST_PATH(kernel, args, stream)
+        if result is not FAST_PATH_MISS:
+            return result
     check_backend(backend)
     framework = _framework(kernel, args, backend)
     if framework is Framework.TORCH:

@@ -107,7 +107,7 @@ class Specialization:
         return max(ends, default=0)
 
     @functools.cached_property
-    def _packer(self) -> struct.Struct:
+    def scalar_struct(self) -> struct.Struct:
         """One ``struct`` layout for every scalar, padding included (built once)."""
         fmt, offset = "<", 0
         for plan in self.params:
@@ -119,7 +119,7 @@ class Specialization:
 
     def pack_scalars(self, values: Sequence[int | float]) -> bytes:
         """The ``raw_params`` values packed as the shim and the param buffer want them."""
-        return self._packer.pack(*values)
+        return self.scalar_struct.pack(*values)
 
 
 def _struct_code(ty: PtxType) -> str:

@@ -18,6 +18,7 @@ through the compiler from the ``torch.zeros`` calls.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -30,9 +31,10 @@ from pyptx.ir import TypeKind
 
 from ._binding import Bound, bind, dtype_names
 from ._driver import gpu_count
+from ._eager import current_raw_stream, is_capturing
 from ._errors import ArgumentError
 from ._launch import no_gpu, pack_result
-from ._specialize import ParamSource, specialize_bound
+from ._specialize import ParamSource, Specialization, specialize_bound
 
 __all__ = ["call_torch", "register_torch_op"]
 
@@ -101,15 +103,18 @@ def _on_stream(stream: Any, device_index: int, buffers: Sequence[Any]) -> int:
     """The ``CUstream`` to launch on, ordered after the work that produced ``buffers``.
 
     The current stream by default. An explicit ``stream`` (a ``torch.cuda.Stream`` or a raw
-    ``CUstream`` int) first waits for the current stream, which zero-filled the outputs, and
-    every buffer is recorded on it so the caching allocator does not reuse its memory early.
+    ``CUstream`` int) other than the current one first waits for the current stream, which
+    zero-filled the outputs, and every buffer is recorded on it so the caching allocator does
+    not reuse its memory early.
     """
-    current = torch.cuda.current_stream(device_index)
-    target: Any
+    current = current_raw_stream(device_index)
     if stream is None:
-        return int(current.cuda_stream)
+        return current
+    target: Any
     if isinstance(stream, int) and not isinstance(stream, bool):
-        target = torch.cuda.ExternalStream(stream, device=device_index)
+        if stream == current:
+            return stream
+        target = _external_stream(stream, device_index)
     elif isinstance(stream, torch.cuda.Stream):
         target = stream
     else:
@@ -118,11 +123,17 @@ def _on_stream(stream: Any, device_index: int, buffers: Sequence[Any]) -> int:
         raise ArgumentError(
             f"stream is on cuda:{target.device.index}, but the tensors are on cuda:{device_index}"
         )
-    if target.cuda_stream != current.cuda_stream:
-        target.wait_stream(current)
+    if target.cuda_stream != current:
+        target.wait_stream(torch.cuda.current_stream(device_index))
         for t in buffers:
             t.record_stream(target)
     return int(target.cuda_stream)
+
+
+@functools.lru_cache(maxsize=64)
+def _external_stream(stream: int, device_index: int) -> Any:
+    """A ``torch.cuda.ExternalStream`` for a raw ``CUstream`` (building one costs ~15 us)."""
+    return torch.cuda.ExternalStream(stream, device=device_index)
 
 
 def _numpy_view(torch: Any, t: Any) -> Any:
@@ -133,15 +144,22 @@ def _numpy_view(torch: Any, t: Any) -> Any:
     return t.numpy()
 
 
-def _run(kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stream: Any) -> None:
-    """Launch a bound call whose outputs are allocated (eagerly, or inside the custom op)."""
+def _run(
+    kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stream: Any
+) -> tuple[Specialization, int, int] | None:
+    """Launch a bound call whose outputs are allocated (eagerly, or inside the custom op).
+
+    Returns:
+        On a GPU, outside CUDA graph capture: the specialization, the shim handle and the
+        device index (what an eager launch plan needs); else ``None``.
+    """
     spec = specialize_bound(kernel, bound.template, bound.dims)
     buffers = [*bound.inputs, *outputs]
     if device == "cpu":
         from ._emulate import run_emulated
 
         run_emulated(spec, [_numpy_view(torch, t) for t in buffers], bound.scalars)
-        return
+        return None
     from ._gpu import launch_on_gpu
 
     names = kernel.positional
@@ -155,8 +173,8 @@ def _run(kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stre
                 f"16-byte aligned address; got {t.data_ptr():#x} (a view at an odd offset?)"
             )
     index = buffers[0].device.index if buffers else torch.cuda.current_device()
-    capturing = torch.cuda.is_current_stream_capturing()
-    launch_on_gpu(
+    capturing = is_capturing()
+    handle = launch_on_gpu(
         spec,
         device=index,
         stream=_on_stream(stream, index, buffers),
@@ -164,6 +182,7 @@ def _run(kernel: Kernel, bound: Bound, outputs: Sequence[Any], device: str, stre
         scalars=bound.scalars,
         owner=None if capturing else kernel,  # a captured graph keeps the module: pin it
     )
+    return None if capturing else (spec, handle, index)
 
 
 def _split_scalars(kernel: Kernel, scalars: Sequence[int | float]) -> tuple[list[int], list[float]]:
@@ -275,7 +294,9 @@ def call_torch(
         for (shape, ty), tile in zip(bound.outputs, kernel.out_specs, strict=True)
     ]
     if not torch.compiler.is_compiling():
-        _run(kernel, bound, outputs, device, stream)
+        ran = _run(kernel, bound, outputs, device, stream)
+        if ran is not None and not kwargs and backend is None:
+            _record(kernel, args, ran, outputs)
         return pack_result(kernel, outputs, bound.inputs)
     keywords = tuple(sorted((k, v) for k, v in kwargs.items() if k not in _scalar_names(kernel)))
     call = _register_call(kernel.key, keywords, backend)
@@ -293,6 +314,20 @@ def call_torch(
     launch_op = torch.ops.pyptx.launch
     launch_op(call, reading, [*outputs, *mutated], ints, floats, -1 if stream is None else stream)
     return pack_result(kernel, outputs, bound.inputs)
+
+
+def _record(
+    kernel: Kernel, args: Sequence[Any], ran: tuple[Specialization, int, int], outputs: Any
+) -> None:
+    """Leave an eager launch plan for the next call with this signature (see :mod:`._eager`)."""
+    from ._eager import fast_call, record_plan
+    from ._gpu import kernel_registry
+    from ._launch import set_fast_path
+    from ._shim import load_shim
+
+    spec, handle, index = ran
+    record_plan(kernel, args, spec, handle, index, outputs, kernel_registry(), load_shim().launch)
+    set_fast_path(fast_call)
 
 
 def _scalar_names(kernel: Kernel) -> set[str]:
