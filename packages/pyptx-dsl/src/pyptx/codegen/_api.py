@@ -10,8 +10,9 @@ from pyptx.parser import parse
 
 from ._check import passes_checks
 from ._names import RESERVED
-from ._render import RenderOptions, render_module
+from ._render import RenderOptions, WaitNotSpelled, render_module
 from .regions import lower
+from .regions.mbarrier import unwrap_waits
 
 __all__ = ["module_to_python", "ptx_to_python", "transpile"]
 
@@ -33,14 +34,21 @@ def module_to_python(
         compact: write runs of consecutive registers as comprehensions
             (``[f[i] for i in range(0, 64)]``), as ``sugar=True`` does.
     """
-    plain = lower(module)
-    options = RenderOptions(
-        python_names=dict(python_names or {}),
-        check=passes_checks(plain),
-        source_name=source_name,
-        compact=compact,
-    )
-    return render_module(module, options, plain)
+    plain_waits: set[int] = set()
+    while True:
+        if plain_waits:
+            module = unwrap_waits(module, plain_waits)
+        plain = lower(module)
+        options = RenderOptions(
+            python_names=dict(python_names or {}),
+            check=passes_checks(plain),
+            source_name=source_name,
+            compact=compact,
+        )
+        try:
+            return render_module(module, options, plain)
+        except WaitNotSpelled as exc:  # that wait stays plain code; render the rest again
+            plain_waits.add(id(exc.try_wait))
 
 
 def _kernel_names(module: Module, kernel_name: str | Mapping[str, str] | None) -> dict[str, str]:
@@ -108,19 +116,32 @@ def transpile(
 ) -> str:
     """:func:`ptx_to_python` for a module that is already parsed (same arguments).
 
+    With sugar (or ``passes``) the result is checked before it is returned: the generated
+    Python is run and the PTX it emits must be alpha-equivalent to ``module``. A pass whose
+    rewrite does not check is left out (its regions stay plain code); see
+    :mod:`pyptx.codegen._verify`.
+
     Raises:
         ValueError: ``kernel_name`` does not fit the module.
     """
     names = _kernel_names(module, kernel_name)
-    sugared = module
-    if sugar or passes:
-        from .pipeline import SUGAR_PASSES, run_passes
+    if not (sugar or passes):
+        return module_to_python(module, python_names=names, source_name=source_name)
+    from ._verify import checked_passes
+    from .pipeline import SUGAR_PASSES, check_passes
 
-        chosen = passes if passes is not None else SUGAR_PASSES
-        sugared = run_passes(module, chosen)  # type: ignore[arg-type]
-    if sugar:
-        names = _readable_function_names(module, sugared, names)
-    return module_to_python(sugared, python_names=names, source_name=source_name, compact=sugar)
+    chosen = check_passes(passes if passes is not None else SUGAR_PASSES)
+
+    def generate(sugared: Module) -> str:
+        python_names = _readable_function_names(module, sugared, names) if sugar else names
+        return module_to_python(
+            sugared, python_names=python_names, source_name=source_name, compact=sugar
+        )
+
+    code = checked_passes(module, chosen, generate)
+    if code is None:  # not even the compact rendering checks: plain code is exact
+        return module_to_python(module, python_names=names, source_name=source_name)
+    return code
 
 
 def _readable_function_names(

@@ -19,7 +19,7 @@ __all__ = ["EXACT_INT", "comment", "identifier", "sanitize_identifier", "string"
 
 _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]+")
 
-EXACT_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+EXACT_INT = re.compile(r"(0|-?[1-9][0-9]*)\Z")
 """PTX integer spellings a Python ``int`` reproduces (``str(int(text)) == text``): these can be
 written as plain Python numbers in generated code."""
 _PRINTABLE = frozenset(chr(c) for c in range(0x20, 0x7F))

@@ -55,10 +55,11 @@ from .regions import (
     Loop,
     MbarrierWait,
     Repeat,
+    leaf_count,
     wait_keywords,
 )
 
-__all__ = ["RenderOptions", "render_module"]
+__all__ = ["RenderOptions", "WaitNotSpelled", "render_module"]
 
 WIDTH = 100
 _INDEXED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([0-9]+)\]\Z")
@@ -105,6 +106,22 @@ def _canonical(node: Node) -> str:
 
 _ATOM = 16
 """Precedence of a name, number or call in the expression comments (binds tightest)."""
+
+
+class WaitNotSpelled(Exception):
+    """An mbarrier wait region ``ptx.mbarrier.wait`` cannot write exactly.
+
+    The caller puts the region back as plain code (:func:`.regions.unwrap_waits`) and
+    renders again: the helper numbers its labels in tracing order, so the other waits'
+    numbers change.
+
+    Attributes:
+        try_wait: the region's ``mbarrier.try_wait`` instruction (identifies the region).
+    """
+
+    def __init__(self, try_wait: Instruction) -> None:
+        super().__init__("mbarrier wait without an exact ptx.mbarrier.wait spelling")
+        self.try_wait = try_wait
 
 
 class _NotFoldable(Exception):
@@ -193,6 +210,9 @@ class _FunctionRenderer:
         text = self.simple(op)
         if text is not None:
             return text
+        # Fixed text: the operand's leaves are frozen in it, so none of them may vary, and the
+        # next operand's leaves start after all of them (however many `simple` consumed).
+        self.leaf_pos = before + leaf_count(op)
         if self.leaves is not None and any(self.leaves[before : self.leaf_pos]):
             raise _NotFoldable  # the PTX spelling would freeze a leaf that varies
         return f"ptx.operand({string(_canonical(op))})"
@@ -430,9 +450,16 @@ class _FunctionRenderer:
         bar = self.address(ops[1]) if isinstance(ops[1], Address) else None
         rest = [self.simple(o) if isinstance(o, (Register, Immediate)) else None for o in ops[2:]]
         keywords = wait_keywords(s.try_wait)
-        if dst is None or dst[1] is not PtxType.PRED or bar is None or None in rest or not keywords:
-            self.statements(s.lowered(), depth)
-            return
+        inexact = any(isinstance(o, Immediate) and not EXACT_INT.match(o.text) for o in ops[2:])
+        if (
+            dst is None
+            or dst[1] is not PtxType.PRED
+            or bar is None
+            or None in rest
+            or inexact  # a hint like 0x989680: the helper takes a Python int, spelled in decimal
+            or not keywords
+        ):
+            raise WaitNotSpelled(s.try_wait)
         args: list[str | list[str]] = [bar, *(r for r in rest if r is not None)]
         for key in ("sem", "scope"):
             value = keywords[key]

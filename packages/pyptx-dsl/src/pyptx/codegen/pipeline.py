@@ -21,7 +21,7 @@ from pyptx.ir import Module
 from .regions import CollapseMbarrierWaits, FoldRepeats, GroupExpressions, RaiseLoops
 from .renames import DemangleNames, NameParams, ShortenLabels
 
-__all__ = ["SUGAR_PASSES", "Pass", "run_passes"]
+__all__ = ["SUGAR_PASSES", "Pass", "check_passes", "run_passes"]
 
 
 @runtime_checkable
@@ -39,7 +39,7 @@ class Pass(Protocol):
 
 
 SUGAR_PASSES: tuple[Pass, ...] = (
-    DemangleNames(),
+    DemangleNames(debug_functions=False),
     ShortenLabels(),
     NameParams(),
     CollapseMbarrierWaits(),
@@ -49,9 +49,22 @@ SUGAR_PASSES: tuple[Pass, ...] = (
 )
 """The passes ``sugar=True`` runs: name demangling, label shortening, parameter naming from
 usage, mbarrier spin-loop collapse, loop raising, repeated-block folding, expression grouping.
-(WGMMA/tcgen05
+Functions of a module that carries DWARF (``-G``) keep their names: DWARF names them in data
+bytes, and ptxas lays out ``-G`` code differently once they no longer match. (WGMMA/tcgen05
 operand-list compaction is a rendering choice that ``sugar=True`` also turns on; it does not
 change the IR.)"""
+
+
+def check_passes(passes: Sequence[object]) -> tuple[Pass, ...]:
+    """``passes`` as a tuple of :class:`Pass`.
+
+    Raises:
+        TypeError: an entry is not a pass (no ``name`` or not callable).
+    """
+    for p in passes:
+        if not isinstance(p, Pass):
+            raise TypeError(f"{p!r} is not a pass: it needs a `name` and __call__(module)")
+    return tuple(passes)  # type: ignore[arg-type]
 
 
 def run_passes(module: Module, passes: Sequence[Pass]) -> Module:
@@ -60,8 +73,6 @@ def run_passes(module: Module, passes: Sequence[Pass]) -> Module:
     Raises:
         TypeError: an entry is not a pass (no ``name`` or not callable).
     """
-    for p in passes:
-        if not isinstance(p, Pass):
-            raise TypeError(f"{p!r} is not a pass: it needs a `name` and __call__(module)")
+    for p in check_passes(passes):
         module = p(module)
     return module

@@ -17,7 +17,7 @@ from pyptx.ir import Block, Function, Label, Module, Node
 from .expressions import EXPRESSION_TEMPLATES, ExprGroup, GroupExpressions
 from .loops import Loop, RaiseLoops
 from .mbarrier import CollapseMbarrierWaits, MbarrierWait, wait_keywords
-from .repeats import FoldRepeats, Leaf, Repeat, instruction_leaves
+from .repeats import FoldRepeats, Leaf, Repeat, instruction_leaves, leaf_count
 
 __all__ = [
     "EXPRESSION_TEMPLATES",
@@ -31,6 +31,7 @@ __all__ = [
     "RaiseLoops",
     "Repeat",
     "instruction_leaves",
+    "leaf_count",
     "lower",
     "wait_keywords",
 ]

@@ -19,6 +19,7 @@ __all__ = [
     "function_label_counts",
     "is_back_edge",
     "label_refs",
+    "shadowed_labels",
 ]
 
 
@@ -58,6 +59,20 @@ def function_label_counts(module: Module) -> dict[int, dict[str, int]]:
 
 def defined_labels(f: Function) -> set[str]:
     return {s.name for s in f.body.walk_statements() if isinstance(s, Label)} if f.body else set()
+
+
+def shadowed_labels(f: Function) -> set[str]:
+    """Label names ``f`` defines more than once (in nested blocks, each shadows the outer one).
+
+    Region passes leave such labels alone: a reference's target then depends on the block it
+    is in, which their name-based bookkeeping does not follow.
+    """
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for s in f.body.walk_statements() if f.body else ():
+        if isinstance(s, Label):
+            (twice if s.name in seen else seen).add(s.name)
+    return twice
 
 
 def is_back_edge(s: Node) -> bool:

@@ -7,7 +7,13 @@ from typing import ClassVar
 
 from pyptx.ir import Block, Function, Label, LabelRef, Module, Node, Rewriter
 
-from ._common import defined_labels, function_label_counts, is_back_edge, label_refs
+from ._common import (
+    defined_labels,
+    function_label_counts,
+    is_back_edge,
+    label_refs,
+    shadowed_labels,
+)
 
 __all__ = ["Loop", "RaiseLoops"]
 
@@ -48,8 +54,9 @@ class RaiseLoops:
     """Loop raising: ``label: ... [@p] bra label;`` becomes ``with ptx.loop(...)``.
 
     A label qualifies when its last back edge is in the same statement list, every reference
-    to it lies between the label and that back edge, and the label ``ptx.loop`` would place
-    is not already used. Anything else is left alone. Instruction order never changes.
+    to it lies between the label and that back edge, no nested block defines the same name,
+    and the label ``ptx.loop`` would place is not already used. Anything else is left alone.
+    Instruction order never changes.
 
     Attributes:
         min_body: the least number of statements a raised loop body has.
@@ -65,7 +72,9 @@ class RaiseLoops:
         for s in module.statements:
             if isinstance(s, Function) and s.body is not None:
                 taken = defined_labels(s)
-                counts = per_function[id(s)]
+                counts = dict(per_function[id(s)])
+                for name in shadowed_labels(s):
+                    counts[name] = -1  # never matches a count of references: left alone
                 body = self._statements(s.body.statements, taken, counts)
                 s = replace(s, body=replace(s.body, statements=body))
             out.append(s)

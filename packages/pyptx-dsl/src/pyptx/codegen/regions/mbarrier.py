@@ -19,7 +19,7 @@ from pyptx.ir import (
 from ._common import defined_labels, function_label_counts, is_back_edge, label_refs
 from .loops import Loop
 
-__all__ = ["CollapseMbarrierWaits", "MbarrierWait", "wait_keywords"]
+__all__ = ["CollapseMbarrierWaits", "MbarrierWait", "unwrap_waits", "wait_keywords"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,7 @@ class MbarrierWait(Node):
     try_wait: Instruction
     back: Instruction
     index: int
+    source_label: str = ""
     trivia: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -58,6 +59,43 @@ class MbarrierWait(Node):
         assert isinstance(ref, LabelRef)
         back = replace(self.back, operands=(replace(ref, name=self.label),))
         return Label(self.label, trivia=self.trivia), self.try_wait, back
+
+    def original(self) -> tuple[Node, ...]:
+        """The three statements as they were in the input (the loop left as plain code)."""
+        return Label(self.source_label, trivia=self.trivia), self.try_wait, self.back
+
+
+def unwrap_waits(module: Module, plain: set[int]) -> Module:
+    """``module`` with some waits put back as plain code and the others renumbered.
+
+    The waits whose ``try_wait`` is in ``plain`` (by ``id``) become their original
+    statements; the others are renumbered in order per function.
+
+    The generator calls this for waits it cannot spell with ``ptx.mbarrier.wait`` (an operand
+    without an exact Python spelling): ``ptx.mbarrier.wait`` numbers its labels in tracing
+    order, so a wait written as plain code must not keep a number.
+    """
+
+    def flat(stmts: tuple[Node, ...], index: list[int]) -> tuple[Node, ...]:
+        out: list[Node] = []
+        for s in stmts:
+            if isinstance(s, MbarrierWait):
+                if id(s.try_wait) in plain:
+                    out.extend(s.original())
+                    continue
+                s = replace(s, index=index[0])
+                index[0] += 1
+            elif isinstance(s, (Block, Loop)):
+                s = replace(s, statements=flat(s.statements, index))
+            out.append(s)
+        return tuple(out)
+
+    out = []
+    for s in module.statements:
+        if isinstance(s, Function) and s.body is not None:
+            s = replace(s, body=replace(s.body, statements=flat(s.body.statements, [0])))
+        out.append(s)
+    return replace(module, statements=tuple(out))
 
 
 _WAIT_SPACES = ("shared", "shared::cta", None)
@@ -122,7 +160,7 @@ class CollapseMbarrierWaits:
                 insn, back = stmts[i + 1], stmts[i + 2]
                 if _spin_wait(s, insn, back, counts):
                     assert isinstance(insn, Instruction) and isinstance(back, Instruction)
-                    out.append(MbarrierWait(insn, back, index[0], trivia=s.trivia))
+                    out.append(MbarrierWait(insn, back, index[0], s.name, trivia=s.trivia))
                     index[0] += 1
                     i += 3
                     continue

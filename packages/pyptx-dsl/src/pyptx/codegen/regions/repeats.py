@@ -20,7 +20,7 @@ from pyptx.ir import (
 from .._literals import EXACT_INT
 from .loops import Loop
 
-__all__ = ["FoldRepeats", "Leaf", "Repeat", "instruction_leaves"]
+__all__ = ["FoldRepeats", "Leaf", "Repeat", "instruction_leaves", "leaf_count"]
 
 
 Leaf = tuple[str, str, int, int] | None
@@ -55,6 +55,27 @@ class Repeat(Node):
 _NUMBERED = re.compile(r"(.*?\D)(0|[1-9][0-9]*)\Z")
 
 
+def _shape(node: object, leaves: list[tuple[str, str, int]]) -> object:
+    """``node`` with its leaves blanked; the leaves are appended to ``leaves`` in order."""
+    if isinstance(node, Register):
+        m = _NUMBERED.match(node.name)
+        if m:
+            leaves.append(("reg", m.group(1), int(m.group(2))))
+            return ("reg", m.group(1))
+        return node
+    if isinstance(node, Immediate) and EXACT_INT.match(node.text):
+        leaves.append(("imm", "", int(node.text)))
+        return ("imm",)
+    if isinstance(node, Node):
+        return (
+            type(node).__name__,
+            *(_shape(getattr(node, f), leaves) for f in child_fields(type(node))),
+        )
+    if isinstance(node, tuple):
+        return tuple(_shape(v, leaves) for v in node)
+    return node
+
+
 def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, int]]]:
     """The instruction's shape (leaves blanked) and its leaves in rendering order.
 
@@ -62,29 +83,20 @@ def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, 
     ``("imm", "", value)``; the guard's register comes first, then the operands depth-first.
     """
     leaves: list[tuple[str, str, int]] = []
-
-    def shape(node: object) -> object:
-        if isinstance(node, Register):
-            m = _NUMBERED.match(node.name)
-            if m:
-                leaves.append(("reg", m.group(1), int(m.group(2))))
-                return ("reg", m.group(1))
-            return node
-        if isinstance(node, Immediate) and EXACT_INT.match(node.text):
-            leaves.append(("imm", "", int(node.text)))
-            return ("imm",)
-        if isinstance(node, Node):
-            return (
-                type(node).__name__,
-                *(shape(getattr(node, f)) for f in child_fields(type(node))),
-            )
-        if isinstance(node, tuple):
-            return tuple(shape(v) for v in node)
-        return node
-
     guard = insn.predicate
-    head = (shape(guard.register), guard.negated) if guard is not None else None
-    return (insn.opcode, insn.modifiers, head, shape(insn.operands)), leaves
+    head = (_shape(guard.register, leaves), guard.negated) if guard is not None else None
+    return (insn.opcode, insn.modifiers, head, _shape(insn.operands, leaves)), leaves
+
+
+def leaf_count(node: Node) -> int:
+    """How many leaves ``node`` holds.
+
+    An operand a folded loop writes as fixed text must not hold a varying leaf, and the
+    leaves of the next operand start after all of its own.
+    """
+    leaves: list[tuple[str, str, int]] = []
+    _shape(node, leaves)
+    return len(leaves)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,71 @@
+"""The transpiler's own proof that sugar kept the program.
+
+Before :func:`pyptx.codegen.transpile` returns sugared Python it runs it (the code is its own
+output: a module of ``ptx.*`` calls), emits the PTX that code traces, and checks with
+:func:`~pyptx.codegen.alpha.alpha_equivalent` that it is the input program up to a
+consistent, scope-aware renaming. When the check fails, the passes are applied one at a time
+and a pass is kept only if the output still checks, so a pass whose rewrite cannot be shown
+to keep the program is left out (its regions stay plain code) and the others still apply.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Sequence
+
+from pyptx.ir import Module
+from pyptx.parser import parse
+
+from .alpha import AlphaResult, alpha_equivalent
+
+__all__ = ["checked_passes", "emitted_equivalent"]
+
+
+def emitted_equivalent(code: str, module: Module) -> AlphaResult:
+    """Whether running ``code`` emits ``module``'s program (up to a consistent renaming).
+
+    ``code`` is generated Python (see :func:`pyptx.codegen.module_to_python`); it is executed
+    as a fresh module and its ``module.ptx()`` compared with ``module``. An exception while
+    running or tracing it is a failed check whose reason names the exception.
+    """
+    namespace = types.ModuleType("pyptx_codegen_check")
+    try:
+        exec(compile(code, "<generated>", "exec"), namespace.__dict__)  # our own output
+        emitted = namespace.__dict__["module"].ptx()
+        return alpha_equivalent(module, parse(emitted, "<generated>"))
+    except Exception as exc:  # any failure means the sugar is not proven
+        return AlphaResult(False, f"the generated code fails: {type(exc).__name__}: {exc}")
+
+
+def checked_passes(
+    module: Module,
+    passes: Sequence[Callable[[Module], Module]],
+    generate: Callable[[Module], str],
+) -> str | None:
+    """``generate(passes applied to module)``, proven equivalent to ``module``.
+
+    Args:
+        module: the parsed input.
+        passes: the passes, in order.
+        generate: renders a (sugared) module as Python.
+
+    Returns:
+        The Python of all passes when it checks; else of the passes that check when added
+        one at a time in order; ``None`` when not even ``generate(module)`` checks (the
+        caller then writes plain code, which re-emits the input byte for byte).
+    """
+    out = module
+    for p in passes:
+        out = p(out)
+    code = generate(out)
+    if emitted_equivalent(code, module):
+        return code
+    kept = module
+    best = generate(module)
+    found = bool(emitted_equivalent(best, module))
+    for p in passes:
+        trial = p(kept)
+        trial_code = generate(trial)
+        if emitted_equivalent(trial_code, module):
+            kept, best, found = trial, trial_code, True
+    return best if found else None
