@@ -56,30 +56,39 @@ def _names(specs: list[str], kernels: list[str]) -> dict[str, str]:
     return mapped
 
 
-def run(args: argparse.Namespace) -> int:
-    """Transpile as ``args`` says; return the exit status."""
-    from pyptx.parser import PtxSyntaxError, parse
+def run(args: argparse.Namespace, prog: str = "pyptx transpile") -> int:
+    """Transpile as ``args`` says; return the exit status.
+
+    Every error is one message on stderr (``FILE:LINE:COL: ...`` with the line and a caret
+    when there is a place to show) and exit status 2; no traceback.
+    """
+    from pyptx.parser import PtxSyntaxError, decode_source, os_error_reason, parse
 
     from ._api import transpile
 
+    label = "<stdin>" if args.input == "-" else args.input
     try:
         # Bytes in, so line endings (CRLF included) reach the parser untouched.
-        if args.input == "-":
-            data, label = sys.stdin.buffer.read(), "<stdin>"
-        else:
-            path = Path(args.input)
-            if not path.is_file():
-                raise UsageError(f"no such file: {path}")
-            data, label = path.read_bytes(), path.name
-        module = parse(data.decode("utf-8"), label)
+        data = sys.stdin.buffer.read() if args.input == "-" else Path(label).read_bytes()
+        module = parse(decode_source(data, label), label)
         kernels = [f.name for f in module.functions if f.body is not None and f.is_kernel]
         names = _names(args.name, kernels)
-        text = transpile(module, sugar=args.sugar, kernel_name=names, source_name=label)
-    except (UsageError, PtxSyntaxError, ValueError) as e:  # UnicodeDecodeError too
-        print(f"pyptx transpile: {e}", file=sys.stderr)
+        text = transpile(module, sugar=args.sugar, kernel_name=names, source_name=Path(label).name)
+    except OSError as e:
+        print(f"{prog}: {label}: {os_error_reason(e)}", file=sys.stderr)
+        return 2
+    except PtxSyntaxError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except (UsageError, ValueError) as e:
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            print(f"{prog}: {args.output}: cannot write: {os_error_reason(e)}", file=sys.stderr)
+            return 2
     else:
         sys.stdout.write(text)
     return 0
@@ -91,4 +100,4 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m pyptx.codegen", description="Transpile PTX to pyptx Python."
     )
     add_arguments(ap)
-    return run(ap.parse_args(argv))
+    return run(ap.parse_args(argv), prog="python -m pyptx.codegen")

@@ -24,9 +24,17 @@ import os
 from pyptx.ir import Module
 
 from ._parser import Parser
+from ._source import decode_source, os_error_reason, read_source
 from .errors import PtxSyntaxError
 
-__all__ = ["PtxSyntaxError", "parse", "parse_file"]
+__all__ = [
+    "PtxSyntaxError",
+    "decode_source",
+    "os_error_reason",
+    "parse",
+    "parse_file",
+    "read_source",
+]
 
 
 def parse(text: str, filename: str = "<string>") -> Module:
@@ -62,8 +70,7 @@ def parse_file(path: str | os.PathLike[str]) -> Module:
     """Read and parse a PTX file (UTF-8; line endings are kept as they are).
 
     Raises:
-        PtxSyntaxError: the file is not well-formed PTX.
+        PtxSyntaxError: the file is not well-formed PTX, or not UTF-8 text.
         OSError: the file cannot be read.
     """
-    with open(path, encoding="utf-8", newline="") as f:
-        return parse(f.read(), os.fspath(path))
+    return parse(read_source(path), os.fspath(path))

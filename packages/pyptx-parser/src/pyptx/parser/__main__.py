@@ -18,7 +18,7 @@ from collections import Counter
 from pyptx.emitter import emit
 from pyptx.ir import Module
 
-from . import PtxSyntaxError, parse
+from . import PtxSyntaxError, os_error_reason, parse, read_source
 
 
 def summarize(module: Module, source: str, seconds: float) -> str:
@@ -42,11 +42,13 @@ def summarize(module: Module, source: str, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
-    ap = argparse.ArgumentParser(
-        prog="python -m pyptx.parser", description="Parse a PTX file and re-emit it."
-    )
+def main(argv: list[str] | None = None, prog: str = "python -m pyptx.parser") -> int:
+    """Run the command line; return the exit status.
+
+    Every error is one message on stderr (``FILE:LINE:COL: ...`` with the line and a caret
+    when there is a place to show) and exit status 2; no traceback.
+    """
+    ap = argparse.ArgumentParser(prog=prog, description="Parse a PTX file and re-emit it.")
     ap.add_argument("file", help="the .ptx file")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--emit", action="store_true", help="print the re-emitted text")
@@ -54,14 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="fail unless the round trip is exact")
     args = ap.parse_args(argv)
     try:
-        with open(args.file, encoding="utf-8", newline="") as f:
-            source = f.read()
-    except OSError as e:
-        print(f"error: cannot read {args.file}: {e.strerror}", file=sys.stderr)
-        return 2
-    t0 = time.perf_counter()
-    try:
+        source = read_source(args.file)
+        t0 = time.perf_counter()
         module = parse(source, args.file)
+    except OSError as e:
+        print(f"{prog}: {args.file}: {os_error_reason(e)}", file=sys.stderr)
+        return 2
     except PtxSyntaxError as e:
         print(e, file=sys.stderr)
         return 2
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(summarize(module, source, seconds))
         print(f"round trip: {'byte-identical' if identical else 'DIFFERS'}")
     if args.check and not identical:
-        print("error: the re-emitted text differs from the input", file=sys.stderr)
+        print(f"{prog}: {args.file}: the re-emitted text differs from the input", file=sys.stderr)
         return 1
     return 0
 
