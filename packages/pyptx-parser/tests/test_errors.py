@@ -22,8 +22,9 @@ def _where(err: PtxSyntaxError) -> tuple[int, int]:
 @pytest.mark.parametrize(
     ("body", "line", "col", "needle"),
     [
-        # missing ';' after an instruction
-        (".entry k()\n{\n\tadd.s32 %r1, %r2, %r3\n\tret;\n}\n", 7, 2, "expected ',' or ';'"),
+        # missing ';' after an instruction: where it belongs, not at the next statement
+        (".entry k()\n{\n\tadd.s32 %r1, %r2, %r3\n\tret;\n}\n", 6, 23, "expected ',' or ';'"),
+        (".entry k()\n{\n\tret\n}\n", 6, 5, "expected ';' after 'ret'"),
         # missing '}' at end of input: points at the '{' it should close
         (".entry k()\n{\n\tret;\n", 5, 1, "missing '}'"),
         (".entry k()\n{", 5, 1, "missing '}'"),
@@ -67,11 +68,29 @@ def test_error_location_and_message(body: str, line: int, col: int, needle: str)
     assert needle in err.message, err.message
     assert _where(err) == (line, col), str(err)
     text = str(err)
-    first, src_line, caret_line = text.split("\n")
+    first, src_line, caret_line = text.split("\n")[:3]
     assert first.startswith(f"k.ptx:{line}:{col}: ")
     assert src_line.strip() == (HEAD + body).split("\n")[line - 1].strip()
     # The caret sits under the reported column.
     assert caret_line[4 + col - 1] == "^"
+
+
+def test_a_missing_semicolon_shows_both_lines() -> None:
+    """As C compilers do: the error where the ';' belongs, a note at the next statement."""
+    err = _err(".entry k()\n{\n\t.reg .f64 %fd<4>;\n\tadd.f64 %fd1, %fd2, %fd3\n\tret;\n}\n")
+    assert (err.line, err.column) == (7, 26)
+    assert err.note is not None and (err.note.line, err.note.column) == (8, 2)
+    lines = str(err).split("\n")
+    assert lines[0] == "k.ptx:7:26: expected ',' or ';' after operand 3 of 'add.f64'"
+    assert lines[1].strip() == "add.f64 %fd1, %fd2, %fd3" and lines[2].endswith("^")
+    assert lines[3] == "k.ptx:8:2: note: the next token, 'ret', is here"
+    assert lines[4].strip() == "ret;" and lines[5].strip() == "^^^"
+
+
+def test_a_token_on_the_same_line_is_the_error_itself() -> None:
+    err = _err(".entry k()\n{\n\tadd.s32 %r1, %r2, %r3 %r4;\n}\n")
+    assert (err.line, err.column, err.note) == (6, 24, None)
+    assert err.message.endswith("got '%r4'")
 
 
 def test_error_is_a_syntax_error_with_fields() -> None:

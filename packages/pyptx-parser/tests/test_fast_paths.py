@@ -9,7 +9,7 @@ import pytest
 from ptxas_tools import corpus_files, corpus_id, read
 
 from pyptx.ir import Node
-from pyptx.parser._parser import Parser
+from pyptx.parser._module import parse_module
 
 
 def _full(value: Any) -> Any:
@@ -27,8 +27,8 @@ def _full(value: Any) -> Any:
 @pytest.mark.parametrize("path", corpus_files(), ids=corpus_id)
 def test_fast_and_general_paths_agree(path) -> None:  # type: ignore[no-untyped-def]
     text = read(path)
-    fast = Parser(text, str(path), fast=True).module()
-    slow = Parser(text, str(path), fast=False).module()
+    fast = parse_module(text, str(path), fast=True)
+    slow = parse_module(text, str(path), fast=False)
     assert _full(fast) == _full(slow)
 
 
@@ -122,13 +122,13 @@ _MODULES = [
 
 def _agree(text: str) -> None:
     try:
-        slow = Parser(text, "t.ptx", fast=False).module()
+        slow = parse_module(text, "t.ptx", fast=False)
     except Exception as err:  # the fast paths must fail the same way
         with pytest.raises(type(err)) as info:
-            Parser(text, "t.ptx", fast=True).module()
+            parse_module(text, "t.ptx", fast=True)
         assert str(info.value) == str(err)
         return
-    assert _full(Parser(text, "t.ptx", fast=True).module()) == _full(slow)
+    assert _full(parse_module(text, "t.ptx", fast=True)) == _full(slow)
 
 
 @pytest.mark.parametrize("body", _BODIES)

@@ -3,7 +3,8 @@
 Typed, frozen, slotted dataclasses for every construct of a PTX module (see
 :mod:`pyptx.ir.node` for the trivia convention that makes parsing lossless), the type,
 state-space, target and special-register tables, traversal (:class:`Visitor`,
-:class:`Rewriter`) and a small builder (:mod:`pyptx.ir.builder`).
+:class:`Rewriter`), a small builder (:mod:`pyptx.ir.builder`) and
+:func:`fast_constructor`, the hook that builds nodes cheaply in bulk (the parser uses it).
 
 This package depends on nothing outside the standard library.
 """
@@ -11,6 +12,7 @@ This package depends on nothing outside the standard library.
 from __future__ import annotations
 
 from . import builder
+from ._fast import fast_constructor
 from .declarations import (
     Align,
     Declarator,
@@ -156,6 +158,7 @@ __all__ = [
     "Visitor",
     "builder",
     "child_fields",
+    "fast_constructor",
     "is_special_register",
     "lookup_target",
     "min_ptx_version",

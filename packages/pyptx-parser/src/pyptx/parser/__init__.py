@@ -23,12 +23,13 @@ import os
 
 from pyptx.ir import Module
 
-from ._parser import Parser
+from ._module import parse_module
 from ._source import decode_source, os_error_reason, read_source
-from .errors import PtxSyntaxError
+from .errors import PtxSyntaxError, PtxSyntaxNote
 
 __all__ = [
     "PtxSyntaxError",
+    "PtxSyntaxNote",
     "decode_source",
     "os_error_reason",
     "parse",
@@ -60,7 +61,7 @@ def parse(text: str, filename: str = "<string>") -> Module:
     if paused:
         gc.disable()
     try:
-        return Parser(text, filename).module()
+        return parse_module(text, filename)
     finally:
         if paused:
             gc.enable()

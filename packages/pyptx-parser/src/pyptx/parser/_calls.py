@@ -16,20 +16,16 @@ lists of them, :func:`fast_call` builds the same instruction from one token scan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pyptx.ir import SPECIAL_REGISTERS, Expr, Instruction, Operand
 
-from ._nodes import new_instruction, new_paren_list, new_register, new_special_register
-
-if TYPE_CHECKING:
-    from ._expressions import ExprParser
-
+from ._build import new_instruction, new_paren_list, new_register, new_special_register
+from ._cursor import Cursor
+from ._expressions import bare_name
 
 _DIGITS = frozenset("0123456789")
 
 
-def _atom(p: ExprParser, name: str, lead: str) -> Expr | None:
+def _atom(cur: Cursor, name: str, lead: str) -> Expr | None:
     """A name or register operand, as the general rules classify it (``None``: leave it)."""
     c = name[0]
     if c in _DIGITS:
@@ -38,17 +34,17 @@ def _atom(p: ExprParser, name: str, lead: str) -> Expr | None:
         if name in SPECIAL_REGISTERS:
             return new_special_register(name, (lead,))
         key = lead + name
-        reg = p._reg_cache.get(key)
+        reg = cur.registers.get(key)
         if reg is None:
-            reg = p._reg_cache[key] = new_register(name, (lead,))
+            reg = cur.registers[key] = new_register(name, (lead,))
         return reg
     if name == "generic" or name == "_":
         return None  # generic(...) and the sink '_' have rules of their own
-    return p.bare_name(name, lead)
+    return bare_name(cur, name, lead)
 
 
 def fast_call(
-    p: ExprParser, lead: str, word: str, tokens: list[tuple[str, str]], trail: str
+    cur: Cursor, lead: str, word: str, tokens: list[tuple[str, str]], trail: str
 ) -> Instruction | None:
     """Build a ``call`` instruction from its mnemonic and operand tokens, or return ``None``.
 
@@ -67,7 +63,8 @@ def fast_call(
     # States: 0 expects an operand, 1 an item or ')' right after '(', 2 ',' or ')' after an
     # item, 3 ',' or the end after an operand, 4 an item after ',' in a list.
     state = 0
-    p.opcode = opcode
+    names = cur.names
+    names.opcode = opcode
     try:
         for gap, token in tokens:
             if state == 3:
@@ -100,7 +97,7 @@ def fast_call(
                 continue
             if not token or token in "(),":
                 return None
-            atom = _atom(p, token, gap)
+            atom = _atom(cur, token, gap)
             if atom is None:
                 return None
             if state == 0:
@@ -112,7 +109,7 @@ def fast_call(
         else:
             return None
     finally:
-        p.opcode = ""
+        names.opcode = ""
     if not operands:
         return None
     gaps.append(trail)

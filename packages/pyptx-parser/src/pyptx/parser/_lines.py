@@ -1,7 +1,7 @@
 """Runs of whole lines that the one-line fast paths handle (function and section bodies).
 
 Most lines of a body are exact repeats of an earlier line, and a repeated line yields the
-same (immutable) node. :meth:`LineRunner.fast_lines` looks such lines up by their text in
+same (immutable) node. :meth:`LineRunner.run` looks such lines up by their text in
 a list of the source's lines, without matching any pattern, and hands every other line to a
 *step*: a fast path that parses one statement at an offset, or gives up so that the general
 rules take over.
@@ -13,29 +13,30 @@ from collections.abc import Callable
 
 from pyptx.ir import Node
 
-from ._expressions import ExprParser
-
 Step = Callable[[int, int], "tuple[Node, int, bool] | None"]
 """``step(pos, stop)`` parses one statement at ``pos``: ``(node, end offset, whether the node
 may stand for every later occurrence of its text)``, or ``None`` when the fast path does not
 apply there. ``stop`` is where the line that starts at ``pos`` ends, or -1 when ``pos`` is
 not at a line break; a statement ending there was looked up by its line already (see
-:meth:`LineRunner.fast_lines`), any other one the step looks up itself."""
+:meth:`LineRunner.run`), any other one the step looks up itself."""
 
 
-class LineRunner(ExprParser):
-    """Source lines and the line-keyed caches of the fast paths."""
+class LineRunner:
+    """The source's lines, and runs of statements over them (:meth:`run`)."""
 
-    def __init__(self, text: str, filename: str, fast: bool = True) -> None:
-        super().__init__(text, filename, fast)
+    __slots__ = ("lines", "mark", "text")
+
+    def __init__(self, text: str) -> None:
+        """Split ``text`` (the cursor's, with its NUL sentinels) into its lines."""
+        self.text = text
         # The source's lines; lines[i] follows the i-th line break. The NUL line after the
         # last one is never cached, so a run of cached lines always stops there.
-        self._lines = text.split("\n")
-        self._lines.append("\0")
+        self.lines = text[:-2].split("\n")
+        self.lines.append("\0")
         # A line break's offset and the index of the line after it, to count from.
-        self._mark = (-1, 0)
+        self.mark = (-1, 0)
 
-    def fast_lines(
+    def run(
         self,
         pos: int,
         items: list[Node],
@@ -56,10 +57,10 @@ class LineRunner(ExprParser):
         Returns the offset where the general rules must take over.
         """
         t = self.text
-        lines = self._lines
+        lines = self.lines
         get = lines_cache.get
         append = items.append
-        mark, i = self._mark
+        mark, i = self.mark
         while True:
             if t[pos] != "\n":
                 hit = step(pos, -1)
@@ -106,5 +107,5 @@ class LineRunner(ExprParser):
             elif share:
                 cache[t[pos:end]] = new
             pos = end
-        self._mark = (mark, i)
+        self.mark = (mark, i)
         return pos
