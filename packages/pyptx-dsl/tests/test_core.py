@@ -305,6 +305,22 @@ def test_intrinsic_scopes_show_as_comments_and_nest() -> None:
     assert parse(text) == parse(emit(parse(text), canonical=True))
 
 
+def test_a_scope_ending_in_a_guarded_instruction_keeps_it_on_one_line() -> None:
+    @intrinsic
+    def fence_unless(r, p):  # type: ignore[no-untyped-def]
+        ptx.inst.add.u32(r, r, 1)
+        ptx.inst.membar.gl(pred=~p)
+
+    @kernel(arch="sm_80")
+    def k() -> None:
+        fence_unless(reg.scalar(u32, 0), reg.scalar(pred))
+
+    lines = body(k.ptx())
+    name = "test_a_scope_ending_in_a_guarded_instruction_keeps_it_on_one_line.<locals>"
+    assert f"// begin {name}.fence_unless" in lines
+    assert f"@!%p0 membar.gl;  // end {name}.fence_unless" in lines
+
+
 def test_calls_outside_a_trace_are_errors() -> None:
     with pytest.raises(PtxDslError, match="inside a @kernel"):
         ptx.inst.add.u32(1, 2, 3)

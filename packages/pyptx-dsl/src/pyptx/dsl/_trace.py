@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from pyptx.ir import (
+    LEADING,
+    TRAILING,
     Block,
     Declarator,
     Instruction,
@@ -25,6 +27,7 @@ from pyptx.ir import (
     StateSpace,
     TypeKind,
     VariableDecl,
+    with_gaps,
 )
 
 from . import validate
@@ -344,27 +347,21 @@ class Trace:
 
 def _with_comment(node: Node, comment: str, before: bool) -> Node:
     """Attach a ``//`` comment line before (or at the end of) a statement, as trivia."""
-    from dataclasses import replace
+    if not isinstance(node, (Instruction, Label)):
+        return node
+    # A statement without trivia first gets the canonical layout of a kernel body's statement.
+    fill = {LEADING: "\n" if isinstance(node, Label) else "\n\t", "before_opcode": " "}
+    if not before:
+        return with_gaps(node, fill, trailing=f"{_gap(node, TRAILING, fill)}  {comment}")
+    if isinstance(node, Instruction) and node.predicate is not None:
+        # A guarded instruction's leading gap is its predicate's.
+        pred = node.predicate
+        pred = with_gaps(pred, fill, leading=f"\n\t{comment}{_gap(pred, LEADING, fill)}")
+        return replace(with_gaps(node, fill), predicate=pred)
+    return with_gaps(node, fill, leading=f"\n\t{comment}{_gap(node, LEADING, fill)}")
 
-    if isinstance(node, Instruction):
-        n = len(node.operands)
-        gaps = list(node.trivia or ("\n\t", *([""] * max(n - 1, 0)), "", ""))
-        if before and node.predicate is not None:
-            pt = node.predicate.trivia or ("\n\t",) + (("",) if node.predicate.negated else ())
-            pred = replace(node.predicate, trivia=(f"\n\t{comment}{pt[0]}", *pt[1:]))
-            if node.trivia is None:
-                gaps[0] = " "
-            return replace(node, predicate=pred, trivia=tuple(gaps))
-        if before:
-            gaps[0] = f"\n\t{comment}{gaps[0]}"
-        else:
-            gaps[-1] = f"{gaps[-1]}  {comment}"
-        return replace(node, trivia=tuple(gaps))
-    if isinstance(node, Label):
-        gaps = list(node.trivia or ("\n", "", ""))
-        if before:
-            gaps[0] = f"\n\t{comment}{gaps[0]}"
-        else:
-            gaps[-1] = f"{gaps[-1]}  {comment}"
-        return replace(node, trivia=tuple(gaps))
-    return node
+
+def _gap(node: Node, name: str, fill: dict[str, str]) -> str:
+    """Gap ``name`` of ``node``, or its ``fill`` text when the node has no trivia for it."""
+    text = node.gap(name)
+    return fill.get(name, "") if text is None else text

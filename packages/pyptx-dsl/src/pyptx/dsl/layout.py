@@ -97,7 +97,7 @@ def _units_in(value: object, out: list[Node]) -> None:
 
 
 def _style(unit: Node) -> Style:
-    trivia = tuple(n.trivia for n in _own_nodes(unit))  # type: ignore[attr-defined]
+    trivia = tuple(n.trivia for n in _own_nodes(unit))
     return _kind(unit, len(trivia)), trivia
 
 
@@ -262,7 +262,7 @@ class _Rebuild:
         cls = type(node)
         new = object.__new__(cls)
         setter = object.__setattr__
-        setter(new, "trivia", next(gaps) if gaps is not None else node.trivia)  # type: ignore[attr-defined]
+        setter(new, "trivia", next(gaps) if gaps is not None else node.trivia)
         for name in child_fields(cls):
             setter(new, name, self.value(getattr(node, name), gaps))
         return new

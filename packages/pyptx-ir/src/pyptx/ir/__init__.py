@@ -24,6 +24,7 @@ from .declarations import (
     VarAttribute,
     VariableDecl,
     VectorWidth,
+    qualifier_tokens,
 )
 from .directives import (
     AddressSize,
@@ -47,7 +48,16 @@ from .directives import (
 from .functions import Block, Function, FunctionKind, Label
 from .instructions import Instruction, Predicate
 from .module import Module
-from .node import Node, Trivia, child_fields
+from .node import (
+    LEADING,
+    TRAILING,
+    Node,
+    Trivia,
+    child_fields,
+    comma_gaps,
+    token_gaps,
+    with_gaps,
+)
 from .operands import (
     BINARY_OPERATORS,
     Address,
@@ -86,9 +96,11 @@ from .visitor import Rewriter, Visitor, strip_trivia, structurally_equal, walk
 
 __all__ = [
     "BINARY_OPERATORS",
+    "LEADING",
     "SPECIAL_REGISTERS",
     "TARGETS",
     "TARGET_OPTIONS",
+    "TRAILING",
     "TYPE_INFO",
     "Address",
     "AddressSize",
@@ -158,11 +170,15 @@ __all__ = [
     "Visitor",
     "builder",
     "child_fields",
+    "comma_gaps",
     "fast_constructor",
     "is_special_register",
     "lookup_target",
     "min_ptx_version",
+    "qualifier_tokens",
     "strip_trivia",
     "structurally_equal",
+    "token_gaps",
     "walk",
+    "with_gaps",
 ]

@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .node import Node, Trivia
+from .node import LEADING, TRAILING, Node, Trivia, comma_gaps, token_gaps
 from .operands import BraceList, Expr
 from .types import PtxType, StateSpace
 
@@ -26,6 +26,7 @@ __all__ = [
     "VarAttribute",
     "VariableDecl",
     "VectorWidth",
+    "qualifier_tokens",
 ]
 
 _T = field(default=None, compare=False, repr=False)
@@ -84,6 +85,74 @@ Initializer = Expr | BraceList
 """What follows ``=`` in a declaration."""
 
 
+def qualifier_tokens(q: DeclQualifier) -> tuple[str, ...]:
+    """The tokens one declaration qualifier is written as (``Align(16)`` -> ``.align``, ``16``).
+
+    Each token has a gap before it (see :func:`~pyptx.ir.token_gaps`).
+
+    Args:
+        q: the qualifier.
+
+    Returns:
+        Its tokens, in order.
+
+    Raises:
+        TypeError: ``q`` is not a declaration qualifier.
+    """
+    if isinstance(q, (Linkage, StateSpace, PtxType)):
+        return ("." + q.value,)
+    if isinstance(q, Align):
+        return (".align", str(q.value))
+    if isinstance(q, VectorWidth):
+        return (f".v{q.lanes}",)
+    if isinstance(q, PtrQualifier):
+        return (".ptr",)
+    if isinstance(q, VarAttribute):
+        toks = [".attribute", "(", "." + q.name]
+        if q.args:
+            toks.append("(")
+            for i, a in enumerate(q.args):
+                if i:
+                    toks.append(",")
+                toks.append(a)
+            toks.append(")")
+        toks.append(")")
+        return tuple(toks)
+    raise TypeError(f"not a declaration qualifier: {q!r}")
+
+
+def _token_count(quals: tuple[DeclQualifier, ...]) -> int:
+    n = 0
+    for q in quals:
+        if isinstance(q, Align):
+            n += 2
+        elif isinstance(q, VarAttribute):
+            n += len(qualifier_tokens(q))
+        else:
+            n += 1
+    return n
+
+
+def _param_list_gaps(params: tuple[Param, ...] | None, prefix: str) -> tuple[str, ...]:
+    """The gap names of an optional parenthesised parameter list (functions, prototypes).
+
+    Args:
+        params: the list, or ``None`` when it is absent (no gaps).
+        prefix: the list's name prefix, ``"returns_"`` or ``"params_"``.
+
+    Returns:
+        ``before_lparen``, :func:`~pyptx.ir.comma_gaps` of the parameters and
+        ``before_rparen``, each with ``prefix``.
+    """
+    if params is None:
+        return ()
+    return (
+        prefix + "before_lparen",
+        *comma_gaps(len(params), prefix),
+        prefix + "before_rparen",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Declarator(Node):
     """One declared name with its array dimensions, ``<N>`` range and initializer.
@@ -94,8 +163,9 @@ class Declarator(Node):
         range_count: ``N`` of ``%r<N>`` (declares ``%r0`` .. ``%r{N-1}``), else ``None``.
         initializer: the value after ``=``, if any.
 
-    Gaps: before the name; before ``<``, N and ``>``; before each ``[``, size and ``]``;
-    before ``=``.
+    Gaps: ``leading`` (before the name); ``before_lt``, ``before_count`` and ``before_gt``
+    of ``<N>``; for each dimension ``j`` (from 0) ``before_lbracket_<j>``, ``before_size_<j>``
+    (when sized) and ``before_rbracket_<j>``; ``before_eq`` when initialised.
     """
 
     name: str
@@ -104,11 +174,30 @@ class Declarator(Node):
     initializer: Initializer | None = None
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        ranged = self.range_count is not None
+        if not self.dims and self.initializer is None:
+            return _RANGED if ranged else _PLAIN
+        names = list(_RANGED if ranged else _PLAIN)
+        for j, dim in enumerate(self.dims):
+            names.append(f"before_lbracket_{j}")
+            if dim is not None:
+                names.append(f"before_size_{j}")
+            names.append(f"before_rbracket_{j}")
+        if self.initializer is not None:
+            names.append("before_eq")
+        return tuple(names)
+
     def names(self) -> tuple[str, ...]:
         """The register names this declarator declares (expanding ``%r<N>``)."""
         if self.range_count is None:
             return (self.name,)
         return tuple(f"{self.name}{i}" for i in range(self.range_count))
+
+
+_PLAIN = (LEADING,)
+_RANGED = (LEADING, "before_lt", "before_count", "before_gt")
 
 
 def _find(quals: tuple[DeclQualifier, ...], kind: type) -> object | None:
@@ -158,8 +247,9 @@ class _Qualified:
 class VariableDecl(_Qualified, Node):
     """A variable declaration statement, e.g. ``.shared .align 16 .b8 smem[1024];``.
 
-    Gaps: leading; before each further qualifier token (``.align`` and its number count as
-    two); before each ``,``; before ``;``; trailing. Declarators hold the gap before their name.
+    Gaps: :func:`~pyptx.ir.token_gaps` of the qualifier tokens (:func:`qualifier_tokens`:
+    ``leading``, ``before_token_1``, ...); :func:`~pyptx.ir.comma_gaps` of the declarators;
+    ``before_semicolon``; ``trailing``. Declarators hold the gap before their name.
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -168,17 +258,31 @@ class VariableDecl(_Qualified, Node):
     declarators: tuple[Declarator, ...]
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (
+            *token_gaps(_token_count(self.qualifiers)),
+            *comma_gaps(len(self.declarators)),
+            "before_semicolon",
+            TRAILING,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Param(_Qualified, Node):
     """A function or kernel parameter, e.g. ``.param .u64 .ptr .global .align 16 p``.
 
-    Gaps: before the first qualifier; before each further qualifier token.
+    Gaps: :func:`~pyptx.ir.token_gaps` of the qualifier tokens (``leading``,
+    ``before_token_1``, ...); the declarator holds the gap before the name.
     """
 
     qualifiers: tuple[DeclQualifier, ...]
     declarator: Declarator
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return token_gaps(_token_count(self.qualifiers))
 
     @property
     def name(self) -> str:

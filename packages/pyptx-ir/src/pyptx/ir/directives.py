@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import ClassVar
 
-from .declarations import Param
-from .node import Node, Trivia
+from .declarations import Param, _param_list_gaps
+from .node import LEADING, TRAILING, Node, Trivia, comma_gaps
 from .operands import Expr, Immediate, StringLiteral
 from .types import PtxType
 
@@ -36,9 +38,10 @@ _T = field(default=None, compare=False, repr=False)
 
 @dataclass(frozen=True, slots=True)
 class Version(Node):
-    """``.version major.minor``. Gaps: leading, before the number, trailing."""
+    """``.version major.minor``. Gaps: ``leading``, ``before_number``, ``trailing``."""
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_number", TRAILING)
 
     major: int
     minor: int
@@ -52,12 +55,24 @@ class Version(Node):
 
 @dataclass(frozen=True, slots=True)
 class Target(Node):
-    """``.target sm_90a[, option...]``. Gaps: leading, before each name and ``,``, trailing."""
+    """``.target sm_90a[, option...]``.
+
+    Gaps: ``leading``; ``before_name_0``; for each further name ``i``, ``before_comma_<i>``
+    and ``before_name_<i>``; ``trailing``.
+    """
 
     STATEMENT: ClassVar[bool] = True
 
     targets: tuple[str, ...]
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        names = [LEADING, "before_name_0"]
+        for i, comma in enumerate(comma_gaps(len(self.targets)), 1):
+            names += (comma, f"before_name_{i}")
+        names.append(TRAILING)
+        return tuple(names)
 
     @property
     def arch(self) -> str | None:
@@ -67,9 +82,10 @@ class Target(Node):
 
 @dataclass(frozen=True, slots=True)
 class AddressSize(Node):
-    """``.address_size 32|64``. Gaps: leading, before the number, trailing."""
+    """``.address_size 32|64``. Gaps: ``leading``, ``before_number``, ``trailing``."""
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_number", TRAILING)
 
     bits: int
     trivia: Trivia = _T
@@ -79,7 +95,8 @@ class AddressSize(Node):
 class File(Node):
     """``.file index "path"[, timestamp, size]``.
 
-    Gaps: leading, before the index, before the path, before each ``,`` and number, trailing.
+    Gaps: ``leading``, ``before_index``, :func:`~pyptx.ir.comma_gaps` of the items (the path,
+    then each extra), ``trailing``. The path and the extras hold the gap before themselves.
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -89,10 +106,16 @@ class File(Node):
     extras: tuple[Immediate, ...] = ()
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, "before_index", *comma_gaps(1 + len(self.extras)), TRAILING)
+
 
 @dataclass(frozen=True, slots=True)
 class LocFunctionName(Node):
-    """``function_name label`` of a ``.loc``. Gaps: before ``,``, before the keyword."""
+    """``function_name label`` of a ``.loc``. Gaps: ``before_comma``, ``before_keyword``."""
+
+    GAPS: ClassVar[tuple[str, ...]] = ("before_comma", "before_keyword")
 
     label: Expr
     trivia: Trivia = _T
@@ -102,8 +125,17 @@ class LocFunctionName(Node):
 class LocInlinedAt(Node):
     """``inlined_at file line col`` of a ``.loc``.
 
-    Gaps: before ``,``, before the keyword, before each number.
+    Gaps: ``before_comma``, ``before_keyword``, ``before_file``, ``before_line``,
+    ``before_column``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (
+        "before_comma",
+        "before_keyword",
+        "before_file",
+        "before_line",
+        "before_column",
+    )
 
     file: int
     line: int
@@ -119,10 +151,18 @@ LocAttribute = LocFunctionName | LocInlinedAt
 class Loc(Node):
     """``.loc file line column[, function_name f][, inlined_at f l c]``.
 
-    Gaps: leading, before each of the three numbers, trailing.
+    Gaps: ``leading``, ``before_file``, ``before_line``, ``before_column``, ``trailing``
+    (attributes hold their own gaps).
     """
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (
+        LEADING,
+        "before_file",
+        "before_line",
+        "before_column",
+        TRAILING,
+    )
 
     file: int
     line: int
@@ -133,19 +173,39 @@ class Loc(Node):
 
 @dataclass(frozen=True, slots=True)
 class Pragma(Node):
-    """``.pragma "nounroll";``. Gaps: leading, before each ``,``, before ``;``, trailing."""
+    """``.pragma "nounroll";``.
+
+    Gaps: ``leading``, :func:`~pyptx.ir.comma_gaps` of the values, ``before_semicolon``,
+    ``trailing``.
+    """
 
     STATEMENT: ClassVar[bool] = True
 
     values: tuple[StringLiteral, ...]
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, *comma_gaps(len(self.values)), "before_semicolon", TRAILING)
+
 
 @dataclass(frozen=True, slots=True)
 class Alias(Node):
-    """``.alias fAlias, fAliasee;``. Gaps: leading, before each name, ``,`` and ``;``, trailing."""
+    """``.alias fAlias, fAliasee;``.
+
+    Gaps: ``leading``, ``before_alias``, ``before_comma``, ``before_aliasee``,
+    ``before_semicolon``, ``trailing``.
+    """
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (
+        LEADING,
+        "before_alias",
+        "before_comma",
+        "before_aliasee",
+        "before_semicolon",
+        TRAILING,
+    )
 
     alias: str
     aliasee: str
@@ -156,7 +216,8 @@ class Alias(Node):
 class SectionData(Node):
     """A data line of a ``.section`` body: ``.b8 1, 2, 3`` or ``.b32 $L__end - $L__begin``.
 
-    Gaps: leading, before each ``,``, trailing (values hold their own leading gap).
+    Gaps: ``leading``, :func:`~pyptx.ir.comma_gaps` of the values, ``trailing`` (values hold
+    their own leading gap).
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -164,6 +225,14 @@ class SectionData(Node):
     type: PtxType
     values: tuple[Expr, ...]
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return _values_gaps(len(self.values))
+
+    def gap_index(self) -> Mapping[str, int]:
+        """See :meth:`pyptx.ir.Node.gap_index` (cached per number of values)."""
+        return _values_index(len(self.values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,14 +243,31 @@ class Section(Node):
         name: the section name including its dot (``".debug_info"``).
         items: :class:`SectionData` and :class:`~pyptx.ir.Label` statements.
 
-    Gaps: leading, before the name, before ``{``, before ``}``, trailing.
+    Gaps: ``leading``, ``before_name``, ``before_lbrace``, ``before_rbrace``, ``trailing``.
     """
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (
+        LEADING,
+        "before_name",
+        "before_lbrace",
+        "before_rbrace",
+        TRAILING,
+    )
 
     name: str
     items: tuple[Node, ...]
     trivia: Trivia = _T
+
+
+@lru_cache(maxsize=64)
+def _values_gaps(values: int) -> tuple[str, ...]:
+    return (LEADING, *comma_gaps(values), TRAILING)
+
+
+@lru_cache(maxsize=64)
+def _values_index(values: int) -> Mapping[str, int]:
+    return {name: i for i, name in enumerate(_values_gaps(values))}
 
 
 class FunctionDirectiveKind(enum.Enum):
@@ -210,7 +296,8 @@ class FunctionDirectiveKind(enum.Enum):
 class FunctionDirective(Node):
     """``.maxntid 128, 1, 1``, ``.explicitcluster``, ``.noreturn``, ...
 
-    Gaps: leading, before each ``,``, trailing (values hold their own leading gap).
+    Gaps: ``leading``, :func:`~pyptx.ir.comma_gaps` of the values, ``trailing`` (values hold
+    their own leading gap).
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -219,25 +306,49 @@ class FunctionDirective(Node):
     values: tuple[Immediate, ...] = ()
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return _values_gaps(len(self.values))
+
+    def gap_index(self) -> Mapping[str, int]:
+        """See :meth:`pyptx.ir.Node.gap_index` (cached per number of values)."""
+        return _values_index(len(self.values))
+
 
 @dataclass(frozen=True, slots=True)
 class BranchTargets(Node):
-    """``.branchtargets L1, L2;`` (after a label). Gaps: leading, before ``,`` / ``;``, trailing."""
+    """``.branchtargets L1, L2;`` (after a label).
+
+    Gaps: ``leading``, :func:`~pyptx.ir.comma_gaps` of the labels, ``before_semicolon``,
+    ``trailing``.
+    """
 
     STATEMENT: ClassVar[bool] = True
 
     labels: tuple[Expr, ...]
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, *comma_gaps(len(self.labels)), "before_semicolon", TRAILING)
+
 
 @dataclass(frozen=True, slots=True)
 class CallTargets(Node):
-    """``.calltargets f1, f2;`` (after a label). Gaps: leading, before ``,`` / ``;``, trailing."""
+    """``.calltargets f1, f2;`` (after a label).
+
+    Gaps: ``leading``, :func:`~pyptx.ir.comma_gaps` of the functions, ``before_semicolon``,
+    ``trailing``.
+    """
 
     STATEMENT: ClassVar[bool] = True
 
     functions: tuple[Expr, ...]
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, *comma_gaps(len(self.functions)), "before_semicolon", TRAILING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,8 +360,10 @@ class CallPrototype(Node):
         params: the argument parameter list, or ``None`` when absent.
         noreturn: whether ``.noreturn`` follows the lists.
 
-    Gaps: leading; before each ``(``, ``,`` and ``)`` of the return list; before ``_``; the
-    same for the argument list; before ``.noreturn``; before ``;``; trailing.
+    Gaps: ``leading``; ``returns_before_lparen``, ``returns_before_comma_<i>`` and
+    ``returns_before_rparen`` when there is a return list; ``before_sink``; the same with
+    ``params_`` for the argument list; ``before_noreturn`` when ``.noreturn`` is there;
+    ``before_semicolon``; ``trailing``.
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -259,3 +372,15 @@ class CallPrototype(Node):
     params: tuple[Param, ...] | None
     noreturn: bool = False
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (
+            LEADING,
+            *_param_list_gaps(self.returns, "returns_"),
+            "before_sink",
+            *_param_list_gaps(self.params, "params_"),
+            *(("before_noreturn",) if self.noreturn else ()),
+            "before_semicolon",
+            TRAILING,
+        )

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .declarations import Linkage, Param
-from .node import Node, Trivia
+from .declarations import Linkage, Param, _param_list_gaps
+from .node import LEADING, TRAILING, Node, Trivia, token_gaps
 
 __all__ = ["Block", "Function", "FunctionKind", "Label"]
 
@@ -17,9 +17,10 @@ _T = field(default=None, compare=False, repr=False)
 
 @dataclass(frozen=True, slots=True)
 class Label(Node):
-    """A label definition ``name:``. Gaps: leading, before ``:``, trailing."""
+    """A label definition ``name:``. Gaps: ``leading``, ``before_colon``, ``trailing``."""
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_colon", TRAILING)
 
     name: str
     trivia: Trivia = _T
@@ -29,10 +30,11 @@ class Label(Node):
 class Block(Node):
     """A ``{ ... }`` statement block (function bodies and nested scopes).
 
-    Gaps: leading (before ``{``), before ``}``, trailing.
+    Gaps: ``leading`` (before ``{``), ``before_rbrace``, ``trailing``.
     """
 
     STATEMENT: ClassVar[bool] = True
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_rbrace", TRAILING)
 
     statements: tuple[Node, ...] = ()
     trivia: Trivia = _T
@@ -70,10 +72,11 @@ class Function(Node):
         directives: performance-tuning directives and pragmas between the signature and body.
         body: the body block, or ``None`` for a prototype ending in ``;``.
 
-    Gaps: leading; before each further linkage token and the kind keyword; before each ``(``,
-    ``,`` and ``)`` of the return list; before the name; before each ``(``, ``,`` and ``)`` of
-    the parameter list; before ``;`` when there is no body; trailing. Parameters, directives and
-    the body hold their own leading gap.
+    Gaps: :func:`~pyptx.ir.token_gaps` of the linkage and kind keywords (``leading``,
+    ``before_token_1``, ...); ``returns_before_lparen``, ``returns_before_comma_<i>`` and
+    ``returns_before_rparen`` when there is a return list; ``before_name``; the same with
+    ``params_`` for the parameter list; ``before_semicolon`` when there is no body;
+    ``trailing``. Parameters, directives and the body hold their own leading gap.
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -86,6 +89,17 @@ class Function(Node):
     returns: tuple[Param, ...] | None = None
     directives: tuple[Node, ...] = ()
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (
+            *token_gaps(len(self.linkage) + 1),
+            *_param_list_gaps(self.returns, "returns_"),
+            "before_name",
+            *_param_list_gaps(self.params, "params_"),
+            *(("before_semicolon",) if self.body is None else ()),
+            TRAILING,
+        )
 
     @property
     def is_kernel(self) -> bool:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import ClassVar
 
-from .node import Node, Trivia
+from .node import LEADING, TRAILING, Node, Trivia, comma_gaps
 from .operands import Operand
 
 __all__ = ["Instruction", "Predicate"]
@@ -17,12 +19,16 @@ _T = field(default=None, compare=False, repr=False)
 class Predicate(Node):
     """The guard of an instruction: ``@%p1`` or ``@!%p1``.
 
-    Gaps: before ``@``, and before ``!`` when negated.
+    Gaps: ``leading`` (before ``@``), and ``before_bang`` when negated.
     """
 
     register: Operand
     negated: bool = False
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, "before_bang") if self.negated else (LEADING,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,9 @@ class Instruction(Node):
         operands: the comma-separated operands.
         predicate: the guard, if any.
 
-    Gaps: leading; before the mnemonic if guarded; before each ``,``; before ``;``; trailing.
+    Gaps: ``leading`` (before the mnemonic), or ``before_opcode`` when guarded (the predicate
+    then holds the statement's leading gap); :func:`~pyptx.ir.comma_gaps` of the operands;
+    ``before_semicolon``; ``trailing``. Each operand holds the gap before itself.
     """
 
     STATEMENT: ClassVar[bool] = True
@@ -49,6 +57,14 @@ class Instruction(Node):
     operands: tuple[Operand, ...] = ()
     predicate: Predicate | None = None
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return _instruction_gaps(self.predicate is not None, len(self.operands))
+
+    def gap_index(self) -> Mapping[str, int]:
+        """See :meth:`pyptx.ir.Node.gap_index` (cached per layout: the hottest node to emit)."""
+        return _instruction_index(self.predicate is not None, len(self.operands))
 
     @property
     def mnemonic(self) -> str:
@@ -60,3 +76,14 @@ class Instruction(Node):
     def has_modifier(self, modifier: str) -> bool:
         """Return whether ``modifier`` (without dot) is one of this instruction's modifiers."""
         return modifier in self.modifiers
+
+
+@lru_cache(maxsize=128)
+def _instruction_gaps(guarded: bool, operands: int) -> tuple[str, ...]:
+    first = "before_opcode" if guarded else LEADING
+    return (first, *comma_gaps(operands), "before_semicolon", TRAILING)
+
+
+@lru_cache(maxsize=128)
+def _instruction_index(guarded: bool, operands: int) -> Mapping[str, int]:
+    return {name: i for i, name in enumerate(_instruction_gaps(guarded, operands))}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .declarations import VariableDecl
 from .directives import AddressSize, Target, Version
@@ -23,8 +24,10 @@ class Module(Node):
             ``.address_size``, variable declarations, functions, ``.file``, ``.section``,
             ``.pragma``, ``.alias``).
 
-    Gaps: one, the trivia after the last statement up to the end of the file.
+    Gaps: ``end``, the trivia after the last statement up to the end of the file.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = ("end",)
 
     statements: tuple[Node, ...] = ()
     trivia: Trivia = field(default=None, compare=False, repr=False)

@@ -1,8 +1,9 @@
 """Instruction operands and constant expressions.
 
 Operands are what follows an opcode: registers, immediates, addresses, vectors, labels and
-expressions. Their ``trivia`` holds the gap before each of their own tokens (``trivia[0]`` is
-the gap before the operand itself, e.g. the space after a comma); see :mod:`pyptx.ir.node`.
+expressions. Their ``trivia`` holds the gap before each of their own tokens; each class names
+its gaps (``leading`` is the gap before the operand itself, e.g. the space after a comma); see
+:mod:`pyptx.ir.node`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import enum
 import re
 import struct
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from .node import Node, Trivia
+from .node import LEADING, Node, Trivia, comma_gaps
 from .special_registers import SPECIAL_REGISTERS
 
 __all__ = [
@@ -48,7 +50,11 @@ class Register(Node):
 
     Attributes:
         name: the spelling, including a leading ``%`` when the source has one.
+
+    Gaps: ``leading``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     name: str
     trivia: Trivia = _T
@@ -60,7 +66,11 @@ class SpecialRegister(Node):
 
     Attributes:
         name: the spelling with ``%`` and component.
+
+    Gaps: ``leading``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     name: str
     trivia: Trivia = _T
@@ -73,7 +83,12 @@ class SpecialRegister(Node):
 
 @dataclass(frozen=True, slots=True)
 class Symbol(Node):
-    """A reference to a named variable, parameter or function (``x``, ``kernel_param_0``)."""
+    """A reference to a named variable, parameter or function (``x``, ``kernel_param_0``).
+
+    Gaps: ``leading``.
+    """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     name: str
     trivia: Trivia = _T
@@ -81,7 +96,12 @@ class Symbol(Node):
 
 @dataclass(frozen=True, slots=True)
 class LabelRef(Node):
-    """A reference to a label defined in the enclosing function (``$L__BB0_2``)."""
+    """A reference to a label defined in the enclosing function (``$L__BB0_2``).
+
+    Gaps: ``leading``.
+    """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     name: str
     trivia: Trivia = _T
@@ -111,7 +131,11 @@ class Immediate(Node):
 
     Attributes:
         text: the spelling, including a leading ``-`` written directly before the digits.
+
+    Gaps: ``leading``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     text: str
     trivia: Trivia = _T
@@ -177,7 +201,11 @@ class StringLiteral(Node):
 
     Attributes:
         text: the characters between the quotes, escapes kept as written.
+
+    Gaps: ``leading``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     text: str
     trivia: Trivia = _T
@@ -185,7 +213,9 @@ class StringLiteral(Node):
 
 @dataclass(frozen=True, slots=True)
 class Sink(Node):
-    """The sink operand ``_`` (a result nobody reads)."""
+    """The sink operand ``_`` (a result nobody reads). Gaps: ``leading``."""
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     trivia: Trivia = _T
 
@@ -194,30 +224,42 @@ class Sink(Node):
 class VectorOperand(Node):
     """A brace-enclosed operand vector, e.g. ``{%f1, %f2, %f3, %f4}``.
 
-    Gaps: before ``{``, then before each ``,``, then before ``}``.
+    Gaps: ``leading`` (before ``{``), :func:`~pyptx.ir.comma_gaps` of the elements,
+    ``before_rbrace``.
     """
 
     elements: tuple[Operand, ...]
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, *comma_gaps(len(self.elements)), "before_rbrace")
 
 
 @dataclass(frozen=True, slots=True)
 class BraceList(Node):
     """A brace-enclosed initializer list, e.g. ``{1, 2, {3, 4}}`` (items may nest).
 
-    Gaps: before ``{``, then before each ``,``, then before ``}``.
+    Gaps: ``leading`` (before ``{``), :func:`~pyptx.ir.comma_gaps` of the items,
+    ``before_rbrace``.
     """
 
     items: tuple[Expr | BraceList | FieldInit, ...]
     trivia: Trivia = _T
+
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, *comma_gaps(len(self.items)), "before_rbrace")
 
 
 @dataclass(frozen=True, slots=True)
 class FieldInit(Node):
     """A ``name = value`` item of an opaque-type initializer (``filter_mode = nearest``).
 
-    Gaps: before the name, before ``=``.
+    Gaps: ``leading`` (before the name), ``before_eq``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_eq")
 
     name: str
     value: Expr
@@ -235,7 +277,9 @@ class Address(Node):
         extra: further comma-separated operands inside the brackets (texture and tensor-map
             coordinates: ``[tmap, {%r1, %r2}]``).
 
-    Gaps: before ``[``, [before sign], then before each ``,``, then before ``]``.
+    Gaps: ``leading`` (before ``[``), ``before_sign`` when there is an offset,
+    :func:`~pyptx.ir.comma_gaps` of the items (the base, then each of ``extra``),
+    ``before_rbracket``.
     """
 
     base: Expr
@@ -244,21 +288,33 @@ class Address(Node):
     extra: tuple[Operand, ...] = ()
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        sign = ("before_sign",) if self.offset is not None else ()
+        return (LEADING, *sign, *comma_gaps(1 + len(self.extra)), "before_rbracket")
+
 
 @dataclass(frozen=True, slots=True)
 class ParenList(Node):
     """A parenthesised operand list (``call`` return and argument lists).
 
-    Gaps: before ``(``, then before each ``,``, then before ``)``.
+    Gaps: ``leading`` (before ``(``), :func:`~pyptx.ir.comma_gaps` of the items,
+    ``before_rparen``.
     """
 
     items: tuple[Operand, ...]
     trivia: Trivia = _T
 
+    def gap_names(self) -> tuple[str, ...]:
+        """See :meth:`pyptx.ir.Node.gap_names`."""
+        return (LEADING, *comma_gaps(len(self.items)), "before_rparen")
+
 
 @dataclass(frozen=True, slots=True)
 class Negated(Node):
-    """A logically negated operand, ``!%p``. Gaps: before ``!``."""
+    """A logically negated operand, ``!%p``. Gaps: ``leading`` (before ``!``)."""
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     operand: Operand
     trivia: Trivia = _T
@@ -266,7 +322,9 @@ class Negated(Node):
 
 @dataclass(frozen=True, slots=True)
 class PredPair(Node):
-    """The ``p|q`` destination pair of ``setp``-like instructions. Gaps: before ``|``."""
+    """The ``p|q`` destination pair of ``setp``-like instructions. Gaps: ``before_bar``."""
+
+    GAPS: ClassVar[tuple[str, ...]] = ("before_bar",)
 
     first: Operand
     second: Operand
@@ -277,8 +335,10 @@ class PredPair(Node):
 class BinaryExpr(Node):
     """A binary constant expression such as ``sym+8`` or ``$L__end-$L__begin``.
 
-    Gaps: before ``op``.
+    Gaps: ``before_op`` (the left operand holds the gap before the expression).
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = ("before_op",)
 
     op: str
     lhs: Expr
@@ -288,7 +348,9 @@ class BinaryExpr(Node):
 
 @dataclass(frozen=True, slots=True)
 class UnaryExpr(Node):
-    """A unary constant expression (``-x``, ``~x``, ``!x``). Gaps: before ``op``."""
+    """A unary constant expression (``-x``, ``~x``, ``!x``). Gaps: ``leading`` (before ``op``)."""
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING,)
 
     op: str
     operand: Expr
@@ -297,7 +359,9 @@ class UnaryExpr(Node):
 
 @dataclass(frozen=True, slots=True)
 class ParenExpr(Node):
-    """A parenthesised constant expression. Gaps: before ``(``, before ``)``."""
+    """A parenthesised constant expression. Gaps: ``leading`` (before ``(``), ``before_rparen``."""
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_rparen")
 
     inner: Expr
     trivia: Trivia = _T
@@ -307,8 +371,10 @@ class ParenExpr(Node):
 class GenericAddress(Node):
     """``generic(sym)``: the generic address of a variable, in initializers.
 
-    Gaps: before ``generic``, before ``(``, before ``)``.
+    Gaps: ``leading`` (before ``generic``), ``before_lparen``, ``before_rparen``.
     """
+
+    GAPS: ClassVar[tuple[str, ...]] = (LEADING, "before_lparen", "before_rparen")
 
     operand: Expr
     trivia: Trivia = _T

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import gc
 
-from pyptx.ir import Module, Node
+from pyptx.ir import Module, Node, qualifier_tokens
 
-from ._emit import emit_node, qualifier_tokens
+from ._emit import emit_node
 from ._emit import instruction_lines as _instruction_lines
 
 __all__ = ["emit", "instruction_lines", "qualifier_tokens"]

@@ -2,21 +2,23 @@
 
 Each writer emits the node's tokens with the gap before each one taken from the node's
 trivia (lossless mode) or from the canonical layout (``canonical=True``, or a node built
-without trivia). When a node's trivia no longer fits its shape (an edit changed the number
-of operands, say), the node keeps its leading and trailing trivia and lays out the rest
-canonically, so only the edited statement changes.
+without trivia). Writers read gaps by the names the node's class declares
+(:meth:`pyptx.ir.Node.gap_names`), never by position. When a node's trivia no longer fits
+its shape (an edit changed the number of operands, say), the node keeps its ``leading`` and
+``trailing`` gaps and lays out the rest canonically, so only the edited statement changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pyptx.ir import (
+    LEADING,
+    TRAILING,
     Address,
     AddressSize,
     Alias,
-    Align,
     BinaryExpr,
     Block,
     BraceList,
@@ -33,7 +35,6 @@ from pyptx.ir import (
     Instruction,
     Label,
     LabelRef,
-    Linkage,
     Loc,
     LocFunctionName,
     LocInlinedAt,
@@ -46,51 +47,49 @@ from pyptx.ir import (
     Pragma,
     Predicate,
     PredPair,
-    PtrQualifier,
-    PtxType,
     Register,
     Section,
     SectionData,
     Sink,
     SpecialRegister,
-    StateSpace,
     StringLiteral,
     Symbol,
     Target,
     UnaryExpr,
-    VarAttribute,
     VariableDecl,
     VectorOperand,
-    VectorWidth,
     Version,
+    comma_gaps,
+    qualifier_tokens,
+    token_gaps,
 )
 from pyptx.ir.declarations import DeclQualifier
 
 Writer = Callable[[Any, str, int], None]
+Gaps = tuple[str, ...] | None
+"""A node's trivia where it is used and fits the node's shape; ``None`` (or empty) where the
+writer lays the node out canonically. Gap ``name`` is ``g[ix[name]]``, ``ix`` being the
+node's :meth:`~pyptx.ir.Node.gap_index`."""
+Index = Mapping[str, int]
+
+_NO_GAPS: tuple[None, Index] = (None, {})
 
 
-def qualifier_tokens(q: DeclQualifier) -> list[str]:
-    """The tokens one declaration qualifier is written as (``Align(16)`` -> ``.align``, ``16``)."""
-    if isinstance(q, (Linkage, StateSpace, PtxType)):
-        return ["." + q.value]
-    if isinstance(q, Align):
-        return [".align", str(q.value)]
-    if isinstance(q, VectorWidth):
-        return [f".v{q.lanes}"]
-    if isinstance(q, PtrQualifier):
-        return [".ptr"]
-    if isinstance(q, VarAttribute):
-        toks = [".attribute", "(", "." + q.name]
-        if q.args:
-            toks.append("(")
-            for i, a in enumerate(q.args):
-                if i:
-                    toks.append(",")
-                toks.append(a)
-            toks.append(")")
-        toks.append(")")
-        return toks
-    raise TypeError(f"not a declaration qualifier: {q!r}")
+def _position(cls: type[Node], name: str) -> int:
+    """Where gap ``name`` sits in the fixed layout that ``cls`` declares (its ``GAPS``)."""
+    names = cls.GAPS
+    if names is None:
+        raise TypeError(f"{cls.__name__} has no fixed gap layout")
+    return names.index(name)
+
+
+_FIRST_COMMA = comma_gaps(2)[0]
+"""The name of the gap before a list's first comma."""
+
+_ATOM_LEADING: dict[type, int] = {
+    cls: _position(cls, LEADING)
+    for cls in (Register, SpecialRegister, Symbol, LabelRef, Immediate, StringLiteral, Sink)
+}
 
 
 def _qualifier_defaults(tokens: list[str]) -> list[str]:
@@ -162,99 +161,129 @@ class _Emitter:
             raise TypeError(f"cannot emit a {type(n).__name__}: not a PTX IR node") from None
         writer(n, lead, depth)
 
-    def gaps(self, n: Any, expected: int) -> tuple[str, ...] | None:
-        """The node's trivia if it is to be used and fits ``expected`` gaps, else ``None``."""
+    def gaps(self, n: Node) -> tuple[Gaps, Index]:
+        """The node's trivia and gap index if its trivia is to be used and fits its shape."""
         t = n.trivia
-        if t is None or self.canonical or len(t) != expected:
-            return None
-        return t  # type: ignore[no-any-return]
+        if t is None or self.canonical:
+            return _NO_GAPS
+        ix = n.gap_index()
+        if len(t) != len(ix):
+            return _NO_GAPS
+        return t, ix
 
-    def ends(self, n: Any, lead: str) -> tuple[str, str]:
-        """Leading and trailing trivia of a statement whose inner trivia did not fit."""
-        t = n.trivia
-        if t is None or self.canonical or not t:
-            return lead, ""
-        return t[0], (t[-1] if len(t) > 1 else "")
-
-    def _lead(self, n: Any, lead: str) -> str:
-        t = n.trivia
-        if t is None or self.canonical or not t:
+    def _lead(self, n: Node, lead: str) -> str:
+        """The node's ``leading`` gap (kept when the rest of its trivia no longer fits)."""
+        if n.trivia is None or self.canonical:
             return lead
-        return t[0]  # type: ignore[no-any-return]
+        t = n.gap(LEADING)
+        return lead if t is None else t
+
+    def _trailing(self, n: Node) -> str:
+        """A statement's ``trailing`` gap (kept when the rest of its trivia no longer fits)."""
+        if n.trivia is None or self.canonical:
+            return ""
+        t = n.gap(TRAILING)
+        return "" if t is None else t
 
     def seq(
         self,
         items: tuple[Node, ...],
-        g: tuple[str, ...] | None,
-        gi: int,
-        sep: str,
+        g: Gaps,
+        ix: Index,
         first_lead: str,
         lead: str,
         depth: int,
-    ) -> int:
-        """Write ``items`` separated by ``sep``; comma gaps come from ``g[gi:]``."""
+    ) -> None:
+        """Write ``items`` separated by commas, whose gaps are the :func:`comma_gaps`."""
+        if not items:
+            return
         out = self.out
-        for i, item in enumerate(items):
-            if i:
-                out.append(g[gi] if g else "")
-                out.append(sep)
-                gi += 1
-            self.node(item, first_lead if i == 0 else lead, depth)
-        return gi
+        node = self.node
+        node(items[0], first_lead, depth)
+        if len(items) == 1:
+            return
+        if g:
+            # The comma gaps of a list are consecutive: iterate from the first one's position.
+            i = ix[_FIRST_COMMA]
+            for item in items[1:]:
+                out += (g[i], ",")
+                i += 1
+                node(item, lead, depth)
+        else:
+            for item in items[1:]:
+                out.append(",")
+                node(item, lead, depth)
 
     # ----------------------------------------------------------------- operands
 
+    # Atoms are the most numerous nodes: their one gap is read inline, at the position of
+    # ``leading`` in their class's fixed layout (which holds whether or not the trivia fits).
+
     def atom_name(self, n: Any, lead: str, depth: int) -> None:
-        self.out += (self._lead(n, lead), n.name)
+        t = n.trivia
+        self.out += (t[_ATOM_LEADING[type(n)]] if t and not self.canonical else lead, n.name)
 
     def immediate(self, n: Immediate, lead: str, depth: int) -> None:
-        self.out += (self._lead(n, lead), n.text)
+        t = n.trivia
+        self.out += (t[_ATOM_LEADING[Immediate]] if t and not self.canonical else lead, n.text)
 
     def string(self, n: StringLiteral, lead: str, depth: int) -> None:
-        self.out += (self._lead(n, lead), '"', n.text, '"')
+        t = n.trivia
+        first = t[_ATOM_LEADING[StringLiteral]] if t and not self.canonical else lead
+        self.out += (first, '"', n.text, '"')
 
     def sink(self, n: Sink, lead: str, depth: int) -> None:
-        self.out += (self._lead(n, lead), "_")
+        t = n.trivia
+        self.out += (t[_ATOM_LEADING[Sink]] if t and not self.canonical else lead, "_")
 
     def _braced(
-        self, n: Any, items: tuple[Node, ...], lead: str, depth: int, open_: str, close: str
+        self,
+        n: Node,
+        items: tuple[Node, ...],
+        lead: str,
+        depth: int,
+        brackets: tuple[str, str, str],
     ) -> None:
-        g = self.gaps(n, 1 + max(len(items) - 1, 0) + 1)
+        open_, close, before_close = brackets
+        g, ix = self.gaps(n)
         out = self.out
-        out += (g[0] if g else self._lead(n, lead), open_)
-        gi = self.seq(items, g, 1, ",", "", " ", depth)
-        out += (g[gi] if g else "", close)
+        out += (g[ix[LEADING]] if g else self._lead(n, lead), open_)
+        self.seq(items, g, ix, "", " ", depth)
+        out += (g[ix[before_close]] if g else "", close)
 
     def vector(self, n: VectorOperand, lead: str, depth: int) -> None:
-        self._braced(n, n.elements, lead, depth, "{", "}")
+        self._braced(n, n.elements, lead, depth, ("{", "}", "before_rbrace"))
 
     def brace_list(self, n: BraceList, lead: str, depth: int) -> None:
-        self._braced(n, n.items, lead, depth, "{", "}")
+        self._braced(n, n.items, lead, depth, ("{", "}", "before_rbrace"))
 
     def paren_list(self, n: ParenList, lead: str, depth: int) -> None:
-        self._braced(n, n.items, lead, depth, "(", ")")
+        self._braced(n, n.items, lead, depth, ("(", ")", "before_rparen"))
 
     def field_init(self, n: FieldInit, lead: str, depth: int) -> None:
-        g = self.gaps(n, 2)
-        self.out += (g[0] if g else self._lead(n, lead), n.name, g[1] if g else " ", "=")
+        g, ix = self.gaps(n)
+        self.out += (
+            g[ix[LEADING]] if g else self._lead(n, lead),
+            n.name,
+            g[ix["before_eq"]] if g else " ",
+            "=",
+        )
         self.node(n.value, " ", depth)
 
     def address(self, n: Address, lead: str, depth: int) -> None:
-        has_off = n.offset is not None
-        g = self.gaps(n, 1 + has_off + len(n.extra) + 1)
+        g, ix = self.gaps(n)
         out = self.out
-        out += (g[0] if g else self._lead(n, lead), "[")
+        out += (g[ix[LEADING]] if g else self._lead(n, lead), "[")
         self.node(n.base, "", depth)
-        gi = 1
         if n.offset is not None:
-            out += (g[gi] if g else "", n.sign)
-            gi += 1
+            out += (g[ix["before_sign"]] if g else "", n.sign)
             self.node(n.offset, "", depth)
-        for e in n.extra:
-            out += (g[gi] if g else "", ",")
-            gi += 1
+        # The base (with its offset) is item 0 of the comma list, the extras items 1...
+        commas = comma_gaps(1 + len(n.extra)) if g else ()
+        for i, e in enumerate(n.extra):
+            out += (g[ix[commas[i]]] if g else "", ",")
             self.node(e, " ", depth)
-        out += (g[gi] if g else "", "]")
+        out += (g[ix["before_rbracket"]] if g else "", "]")
 
     def negated(self, n: Negated, lead: str, depth: int) -> None:
         self.out += (self._lead(n, lead), "!")
@@ -262,14 +291,14 @@ class _Emitter:
 
     def pred_pair(self, n: PredPair, lead: str, depth: int) -> None:
         self.node(n.first, lead, depth)
-        g = self.gaps(n, 1)
-        self.out += (g[0] if g else "", "|")
+        g, ix = self.gaps(n)
+        self.out += (g[ix["before_bar"]] if g else "", "|")
         self.node(n.second, "", depth)
 
     def binary(self, n: BinaryExpr, lead: str, depth: int) -> None:
         self.node(n.lhs, lead, depth)
-        g = self.gaps(n, 1)
-        self.out += (g[0] if g else "", n.op)
+        g, ix = self.gaps(n)
+        self.out += (g[ix["before_op"]] if g else "", n.op)
         self.node(n.rhs, "", depth)
 
     def unary(self, n: UnaryExpr, lead: str, depth: int) -> None:
@@ -277,16 +306,21 @@ class _Emitter:
         self.node(n.operand, "", depth)
 
     def paren(self, n: ParenExpr, lead: str, depth: int) -> None:
-        g = self.gaps(n, 2)
-        self.out += (g[0] if g else self._lead(n, lead), "(")
+        g, ix = self.gaps(n)
+        self.out += (g[ix[LEADING]] if g else self._lead(n, lead), "(")
         self.node(n.inner, "", depth)
-        self.out += (g[1] if g else "", ")")
+        self.out += (g[ix["before_rparen"]] if g else "", ")")
 
     def generic(self, n: GenericAddress, lead: str, depth: int) -> None:
-        g = self.gaps(n, 3)
-        self.out += (g[0] if g else self._lead(n, lead), "generic", g[1] if g else "", "(")
+        g, ix = self.gaps(n)
+        self.out += (
+            g[ix[LEADING]] if g else self._lead(n, lead),
+            "generic",
+            g[ix["before_lparen"]] if g else "",
+            "(",
+        )
         self.node(n.operand, "", depth)
-        self.out += (g[2] if g else "", ")")
+        self.out += (g[ix["before_rparen"]] if g else "", ")")
 
     # ----------------------------------------------------------------- statements
 
@@ -294,308 +328,320 @@ class _Emitter:
         if self.marks is not None:
             # The first piece written below is the instruction's leading gap.
             self.marks.append(len(self.out))
-        ops = n.operands
-        k = len(ops)
-        g = self.gaps(n, k + 2 if k else 3)
+        g, ix = self.gaps(n)
         out = self.out
+        node = self.node
         pred = n.predicate
-        first, last = ("", "") if g else self.ends(n, lead)
         if pred is not None:
             self.predicate(pred, lead)
-            out.append(g[0] if g else " ")
+            out.append(g[ix["before_opcode"]] if g else " ")
         else:
-            out.append(g[0] if g else first)
+            out.append(g[ix[LEADING]] if g else self._lead(n, lead))
         out.append(n.opcode)
         for m in n.modifiers:
             out += (".", m)
-        gi = 1
-        for i, op in enumerate(ops):
-            if i:
-                out += (g[gi] if g else "", ",")
-                gi += 1
-            self.node(op, " ", depth)
-        out += (g[gi] if g else "", ";", g[gi + 1] if g else last)
+        # As seq() does, inlined: instructions are the most numerous statements.
+        ops = n.operands
+        if g:
+            if ops:
+                node(ops[0], " ", depth)
+                i = ix[_FIRST_COMMA] if len(ops) > 1 else 0
+                for op in ops[1:]:
+                    out += (g[i], ",")
+                    i += 1
+                    node(op, " ", depth)
+            out += (g[ix["before_semicolon"]], ";", g[ix[TRAILING]])
+        else:
+            for i, op in enumerate(ops):
+                if i:
+                    out.append(",")
+                node(op, " ", depth)
+            out += (";", self._trailing(n))
 
     def predicate(self, n: Predicate, lead: str) -> None:
-        g = self.gaps(n, 1 + n.negated)
+        g, ix = self.gaps(n)
         out = self.out
-        out += (g[0] if g else self._lead(n, lead), "@")
+        out += (g[ix[LEADING]] if g else self._lead(n, lead), "@")
         if n.negated:
-            out += (g[1] if g else "", "!")
+            out += (g[ix["before_bang"]] if g else "", "!")
         self.node(n.register, "", 0)
 
     def label(self, n: Label, lead: str, depth: int) -> None:
-        g = self.gaps(n, 3)
-        first, last = (g[0], g[2]) if g else self.ends(n, lead)
-        self.out += (first, n.name, g[1] if g else "", ":", last)
+        g, ix = self.gaps(n)
+        if g:
+            self.out += (g[ix[LEADING]], n.name, g[ix["before_colon"]], ":", g[ix[TRAILING]])
+        else:
+            self.out += (self._lead(n, lead), n.name, ":", self._trailing(n))
 
     def block(self, n: Block, lead: str, depth: int) -> None:
-        g = self.gaps(n, 3)
-        first, last = (g[0], g[2]) if g else self.ends(n, lead)
+        g, ix = self.gaps(n)
         out = self.out
-        out += (first, "{")
+        out += (g[ix[LEADING]] if g else self._lead(n, lead), "{")
         self.statements(n.statements, depth + 1)
-        out += (g[1] if g else "\n" + "\t" * depth, "}", last)
+        out += (
+            g[ix["before_rbrace"]] if g else "\n" + "\t" * depth,
+            "}",
+            g[ix[TRAILING]] if g else self._trailing(n),
+        )
 
     def statements(self, stmts: tuple[Node, ...], depth: int) -> None:
         indent = "\n" + "\t" * depth
         for s in stmts:
             self.node(s, "\n" if isinstance(s, Label) else indent, depth)
 
-    def _qualifiers(
-        self, quals: tuple[DeclQualifier, ...], g: tuple[str, ...] | None, first: str
-    ) -> int:
+    def _qualifiers(self, quals: tuple[DeclQualifier, ...], g: Gaps, ix: Index, first: str) -> None:
+        """Write the qualifier tokens, whose gaps are the :func:`token_gaps`."""
         toks: list[str] = []
         for q in quals:
             toks += qualifier_tokens(q)
-        defaults = _qualifier_defaults(toks)
         out = self.out
+        if g:
+            for name, tok in zip(token_gaps(len(toks)), toks, strict=True):
+                out += (g[ix[name]], tok)
+            return
+        defaults = _qualifier_defaults(toks)
         for i, tok in enumerate(toks):
-            out += (g[i] if g else (first if i == 0 else defaults[i]), tok)
-        return len(toks)
-
-    @staticmethod
-    def _qualifier_count(quals: tuple[DeclQualifier, ...]) -> int:
-        return sum(len(qualifier_tokens(q)) for q in quals)
+            out += (first if i == 0 else defaults[i], tok)
 
     def variable_decl(self, n: VariableDecl, lead: str, depth: int) -> None:
-        k = self._qualifier_count(n.qualifiers)
-        d = len(n.declarators)
-        g = self.gaps(n, k + (d - 1) + 2)
-        first, last = self.ends(n, lead)
-        gi = self._qualifiers(n.qualifiers, g, first)
-        gi = self.seq(n.declarators, g, gi, ",", " ", " ", depth)
-        self.out += (g[gi] if g else "", ";", g[gi + 1] if g else last)
+        g, ix = self.gaps(n)
+        # A declaration without qualifiers has no leading gap (its declarator holds it).
+        first = self._lead(n, lead) if not g and n.qualifiers else lead
+        self._qualifiers(n.qualifiers, g, ix, first)
+        self.seq(n.declarators, g, ix, " ", " ", depth)
+        if g:
+            self.out += (g[ix["before_semicolon"]], ";", g[ix[TRAILING]])
+        else:
+            self.out += (";", self._trailing(n))
 
     def declarator(self, n: Declarator, lead: str, depth: int) -> None:
-        expected = (
-            1
-            + (3 if n.range_count is not None else 0)
-            + sum(2 if dim is None else 3 for dim in n.dims)
-            + (n.initializer is not None)
-        )
-        g = self.gaps(n, expected)
+        g, ix = self.gaps(n)
         out = self.out
-        out += (g[0] if g else self._lead(n, lead), n.name)
-        gi = 1
+        out += (g[ix[LEADING]] if g else self._lead(n, lead), n.name)
         if n.range_count is not None:
             out += (
-                g[1] if g else "",
+                g[ix["before_lt"]] if g else "",
                 "<",
-                g[2] if g else "",
+                g[ix["before_count"]] if g else "",
                 str(n.range_count),
-                g[3] if g else "",
+                g[ix["before_gt"]] if g else "",
                 ">",
             )
-            gi = 4
-        for dim in n.dims:
-            out += (g[gi] if g else "", "[")
-            gi += 1
+        for j, dim in enumerate(n.dims):
+            out += (g[ix[f"before_lbracket_{j}"]] if g else "", "[")
             if dim is not None:
-                out += (g[gi] if g else "", str(dim))
-                gi += 1
-            out += (g[gi] if g else "", "]")
-            gi += 1
+                out += (g[ix[f"before_size_{j}"]] if g else "", str(dim))
+            out += (g[ix[f"before_rbracket_{j}"]] if g else "", "]")
         if n.initializer is not None:
-            out += (g[gi] if g else " ", "=")
+            out += (g[ix["before_eq"]] if g else " ", "=")
             self.node(n.initializer, " ", depth)
 
     def param(self, n: Param, lead: str, depth: int) -> None:
-        k = self._qualifier_count(n.qualifiers)
-        g = self.gaps(n, k)
-        self._qualifiers(n.qualifiers, g, self._lead(n, lead))
+        g, ix = self.gaps(n)
+        first = self._lead(n, lead) if not g and n.qualifiers else lead
+        self._qualifiers(n.qualifiers, g, ix, first)
         self.declarator(n.declarator, " ", depth)
 
     def _param_list(
         self,
         params: tuple[Param, ...],
-        g: tuple[str, ...] | None,
-        gi: int,
-        open_lead: str,
-        item_lead: str,
-        first_lead: str,
-        close_lead: str,
-    ) -> int:
+        g: Gaps,
+        ix: Index,
+        prefix: str,
+        leads: tuple[str, str, str, str],
+    ) -> None:
+        """Write ``(param, ...)``.
+
+        ``leads`` is the canonical layout: before ``(``, before each further parameter,
+        before the first one, before ``)``.
+        """
+        open_lead, item_lead, first_lead, close_lead = leads
         out = self.out
-        out += (g[gi] if g else open_lead, "(")
-        gi += 1
+        out += (g[ix[prefix + "before_lparen"]] if g else open_lead, "(")
+        commas = comma_gaps(len(params), prefix) if g else ()
         for i, p in enumerate(params):
             if i:
-                out += (g[gi] if g else "", ",")
-                gi += 1
+                out += (g[ix[commas[i - 1]]] if g else "", ",")
             self.param(p, first_lead if i == 0 else item_lead, 0)
-        out += (g[gi] if g else (close_lead if params else ""), ")")
-        return gi + 1
-
-    @staticmethod
-    def _list_gaps(params: tuple[Param, ...] | None) -> int:
-        return 0 if params is None else 2 + max(len(params) - 1, 0)
+        out += (g[ix[prefix + "before_rparen"]] if g else (close_lead if params else ""), ")")
 
     def function(self, n: Function, lead: str, depth: int) -> None:
-        expected = (
-            len(n.linkage)
-            + 1
-            + self._list_gaps(n.returns)
-            + 1
-            + self._list_gaps(n.params)
-            + (n.body is None)
-            + 1
-        )
-        g = self.gaps(n, expected)
-        first, last = self.ends(n, lead)
+        g, ix = self.gaps(n)
         out = self.out
-        gi = 0
-        for tok in [q.ptx for q in n.linkage] + [n.kind.ptx]:
-            out += (g[gi] if g else (first if gi == 0 else " "), tok)
-            gi += 1
+        toks = [q.ptx for q in n.linkage] + [n.kind.ptx]
+        if g:
+            for name, tok in zip(token_gaps(len(toks)), toks, strict=True):
+                out += (g[ix[name]], tok)
+        else:
+            for i, tok in enumerate(toks):
+                out += (self._lead(n, lead) if i == 0 else " ", tok)
         if n.returns is not None:
-            gi = self._param_list(n.returns, g, gi, " ", " ", "", "")
-        out += (g[gi] if g else " ", n.name)
-        gi += 1
+            self._param_list(n.returns, g, ix, "returns_", (" ", " ", "", ""))
+        out += (g[ix["before_name"]] if g else " ", n.name)
         if n.params is not None:
-            gi = self._param_list(n.params, g, gi, "", "\n\t", "\n\t", "\n")
+            self._param_list(n.params, g, ix, "params_", ("", "\n\t", "\n\t", "\n"))
         for d in n.directives:
             self.node(d, "\n", depth)
         if n.body is not None:
             self.block(n.body, "\n", depth)
-            out.append(g[gi] if g else "")
+            # A stale trivia's trailing gap is dropped after a body (the block ends the line).
+            out.append(g[ix[TRAILING]] if g else "")
+        elif g:
+            out += (g[ix["before_semicolon"]], ";", g[ix[TRAILING]])
         else:
-            out += (g[gi] if g else "", ";", g[gi + 1] if g else last)
+            out += (";", self._trailing(n))
+
+    def _keyword_number(self, n: Version | AddressSize, lead: str, kw: str, number: str) -> None:
+        g, ix = self.gaps(n)
+        if g:
+            self.out += (g[ix[LEADING]], kw, g[ix["before_number"]], number, g[ix[TRAILING]])
+        else:
+            self.out += (self._lead(n, lead), kw, " ", number, self._trailing(n))
 
     def version(self, n: Version, lead: str, depth: int) -> None:
-        g = self.gaps(n, 3)
-        first, last = (g[0], g[2]) if g else self.ends(n, lead)
-        self.out += (first, ".version", g[1] if g else " ", f"{n.major}.{n.minor}", last)
-
-    def target(self, n: Target, lead: str, depth: int) -> None:
-        g = self.gaps(n, 2 + 2 * (len(n.targets) - 1) + 1)
-        first, last = self.ends(n, lead)
-        out = self.out
-        out += (g[0] if g else first, ".target", g[1] if g else " ", n.targets[0])
-        gi = 2
-        for name in n.targets[1:]:
-            out += (g[gi] if g else "", ",", g[gi + 1] if g else " ", name)
-            gi += 2
-        out.append(g[gi] if g else last)
+        self._keyword_number(n, lead, ".version", f"{n.major}.{n.minor}")
 
     def address_size(self, n: AddressSize, lead: str, depth: int) -> None:
-        g = self.gaps(n, 3)
-        first, last = (g[0], g[2]) if g else self.ends(n, lead)
-        self.out += (first, ".address_size", g[1] if g else " ", str(n.bits), last)
+        self._keyword_number(n, lead, ".address_size", str(n.bits))
+
+    def target(self, n: Target, lead: str, depth: int) -> None:
+        g, ix = self.gaps(n)
+        out = self.out
+        out += (
+            g[ix[LEADING]] if g else self._lead(n, lead),
+            ".target",
+            g[ix["before_name_0"]] if g else " ",
+            n.targets[0],
+        )
+        commas = comma_gaps(len(n.targets)) if g else ()
+        for i, name in enumerate(n.targets[1:], 1):
+            if g:
+                out += (g[ix[commas[i - 1]]], ",", g[ix[f"before_name_{i}"]], name)
+            else:
+                out += (",", " ", name)
+        out.append(g[ix[TRAILING]] if g else self._trailing(n))
 
     def file(self, n: File, lead: str, depth: int) -> None:
-        g = self.gaps(n, 2 + len(n.extras) + 1)
-        first, last = self.ends(n, lead)
+        g, ix = self.gaps(n)
         out = self.out
-        out += (g[0] if g else first, ".file", g[1] if g else " ", str(n.index))
+        out += (
+            g[ix[LEADING]] if g else self._lead(n, lead),
+            ".file",
+            g[ix["before_index"]] if g else " ",
+            str(n.index),
+        )
         self.node(n.path, " ", depth)
-        gi = 2
-        for e in n.extras:
-            out += (g[gi] if g else "", ",")
-            gi += 1
+        # The path is item 0 of the comma list, the extras items 1...
+        commas = comma_gaps(1 + len(n.extras)) if g else ()
+        for i, e in enumerate(n.extras):
+            out += (g[ix[commas[i]]] if g else "", ",")
             self.node(e, " ", depth)
-        out.append(g[gi] if g else last)
+        out.append(g[ix[TRAILING]] if g else self._trailing(n))
 
     def loc(self, n: Loc, lead: str, depth: int) -> None:
-        g = self.gaps(n, 5)
-        first, last = self.ends(n, lead)
+        g, ix = self.gaps(n)
         self.out += (
-            g[0] if g else first,
+            g[ix[LEADING]] if g else self._lead(n, lead),
             ".loc",
-            g[1] if g else " ",
+            g[ix["before_file"]] if g else " ",
             str(n.file),
-            g[2] if g else " ",
+            g[ix["before_line"]] if g else " ",
             str(n.line),
-            g[3] if g else " ",
+            g[ix["before_column"]] if g else " ",
             str(n.column),
         )
         for a in n.attributes:
             self.node(a, "", depth)
-        self.out.append(g[4] if g else last)
+        self.out.append(g[ix[TRAILING]] if g else self._trailing(n))
 
     def loc_function_name(self, n: LocFunctionName, lead: str, depth: int) -> None:
-        g = self.gaps(n, 2)
-        self.out += (g[0] if g else "", ",", g[1] if g else " ", "function_name")
+        g, ix = self.gaps(n)
+        self.out += (
+            g[ix["before_comma"]] if g else "",
+            ",",
+            g[ix["before_keyword"]] if g else " ",
+            "function_name",
+        )
         self.node(n.label, " ", depth)
 
     def loc_inlined_at(self, n: LocInlinedAt, lead: str, depth: int) -> None:
-        g = self.gaps(n, 5)
+        g, ix = self.gaps(n)
         self.out += (
-            g[0] if g else "",
+            g[ix["before_comma"]] if g else "",
             ",",
-            g[1] if g else " ",
+            g[ix["before_keyword"]] if g else " ",
             "inlined_at",
-            g[2] if g else " ",
+            g[ix["before_file"]] if g else " ",
             str(n.file),
-            g[3] if g else " ",
+            g[ix["before_line"]] if g else " ",
             str(n.line),
-            g[4] if g else " ",
+            g[ix["before_column"]] if g else " ",
             str(n.column),
         )
 
+    def _semicolon(self, n: Node, g: Gaps, ix: Index) -> None:
+        """End a statement with ``;`` and its trailing gap."""
+        if g:
+            self.out += (g[ix["before_semicolon"]], ";", g[ix[TRAILING]])
+        else:
+            self.out += (";", self._trailing(n))
+
     def pragma(self, n: Pragma, lead: str, depth: int) -> None:
-        k = len(n.values)
-        g = self.gaps(n, 1 + max(k - 1, 0) + 2)
-        first, last = self.ends(n, lead)
-        self.out += (g[0] if g else first, ".pragma")
-        gi = self.seq(n.values, g, 1, ",", " ", " ", depth)
-        self.out += (g[gi] if g else "", ";", g[gi + 1] if g else last)
+        g, ix = self.gaps(n)
+        self.out += (g[ix[LEADING]] if g else self._lead(n, lead), ".pragma")
+        self.seq(n.values, g, ix, " ", " ", depth)
+        self._semicolon(n, g, ix)
 
     def alias(self, n: Alias, lead: str, depth: int) -> None:
-        g = self.gaps(n, 6)
-        first, last = self.ends(n, lead)
+        g, ix = self.gaps(n)
         self.out += (
-            g[0] if g else first,
+            g[ix[LEADING]] if g else self._lead(n, lead),
             ".alias",
-            g[1] if g else " ",
+            g[ix["before_alias"]] if g else " ",
             n.alias,
-            g[2] if g else "",
+            g[ix["before_comma"]] if g else "",
             ",",
-            g[3] if g else " ",
+            g[ix["before_aliasee"]] if g else " ",
             n.aliasee,
-            g[4] if g else "",
-            ";",
-            g[5] if g else last,
         )
+        self._semicolon(n, g, ix)
 
     def section(self, n: Section, lead: str, depth: int) -> None:
-        g = self.gaps(n, 5)
-        first, last = self.ends(n, lead)
+        g, ix = self.gaps(n)
         out = self.out
         out += (
-            g[0] if g else first,
+            g[ix[LEADING]] if g else self._lead(n, lead),
             ".section",
-            g[1] if g else " ",
+            g[ix["before_name"]] if g else " ",
             n.name,
-            g[2] if g else "\n",
+            g[ix["before_lbrace"]] if g else "\n",
             "{",
         )
         for item in n.items:
             self.node(item, "\n", depth)
-        out += (g[3] if g else "\n", "}", g[4] if g else last)
+        out += (
+            g[ix["before_rbrace"]] if g else "\n",
+            "}",
+            g[ix[TRAILING]] if g else self._trailing(n),
+        )
 
     def section_data(self, n: SectionData, lead: str, depth: int) -> None:
-        k = len(n.values)
-        g = self.gaps(n, 1 + max(k - 1, 0) + 1)
-        first, last = self.ends(n, lead)
-        self.out += (g[0] if g else first, "." + n.type.value)
-        gi = self.seq(n.values, g, 1, ",", " ", "", depth)
-        self.out.append(g[gi] if g else last)
+        g, ix = self.gaps(n)
+        self.out += (g[ix[LEADING]] if g else self._lead(n, lead), "." + n.type.value)
+        self.seq(n.values, g, ix, " ", "", depth)
+        self.out.append(g[ix[TRAILING]] if g else self._trailing(n))
 
     def function_directive(self, n: FunctionDirective, lead: str, depth: int) -> None:
-        k = len(n.values)
-        g = self.gaps(n, 1 + max(k - 1, 0) + 1)
-        first, last = self.ends(n, lead)
-        self.out += (g[0] if g else first, n.kind.ptx)
-        gi = self.seq(n.values, g, 1, ",", " ", " ", depth)
-        self.out.append(g[gi] if g else last)
+        g, ix = self.gaps(n)
+        self.out += (g[ix[LEADING]] if g else self._lead(n, lead), n.kind.ptx)
+        self.seq(n.values, g, ix, " ", " ", depth)
+        self.out.append(g[ix[TRAILING]] if g else self._trailing(n))
 
-    def _name_list(self, n: Any, kw: str, items: tuple[Node, ...], lead: str, depth: int) -> None:
-        g = self.gaps(n, 1 + max(len(items) - 1, 0) + 2)
-        first, last = self.ends(n, lead)
-        self.out += (g[0] if g else first, kw)
-        gi = self.seq(items, g, 1, ",", " ", " ", depth)
-        self.out += (g[gi] if g else "", ";", g[gi + 1] if g else last)
+    def _name_list(self, n: Node, kw: str, items: tuple[Node, ...], lead: str, depth: int) -> None:
+        g, ix = self.gaps(n)
+        self.out += (g[ix[LEADING]] if g else self._lead(n, lead), kw)
+        self.seq(items, g, ix, " ", " ", depth)
+        self._semicolon(n, g, ix)
 
     def branch_targets(self, n: BranchTargets, lead: str, depth: int) -> None:
         self._name_list(n, ".branchtargets", n.labels, lead, depth)
@@ -604,22 +650,17 @@ class _Emitter:
         self._name_list(n, ".calltargets", n.functions, lead, depth)
 
     def call_prototype(self, n: CallPrototype, lead: str, depth: int) -> None:
-        expected = 1 + self._list_gaps(n.returns) + 1 + self._list_gaps(n.params) + n.noreturn + 2
-        g = self.gaps(n, expected)
-        first, last = self.ends(n, lead)
+        g, ix = self.gaps(n)
         out = self.out
-        out += (g[0] if g else first, ".callprototype")
-        gi = 1
+        out += (g[ix[LEADING]] if g else self._lead(n, lead), ".callprototype")
         if n.returns is not None:
-            gi = self._param_list(n.returns, g, gi, " ", " ", "", "")
-        out += (g[gi] if g else " ", "_")
-        gi += 1
+            self._param_list(n.returns, g, ix, "returns_", (" ", " ", "", ""))
+        out += (g[ix["before_sink"]] if g else " ", "_")
         if n.params is not None:
-            gi = self._param_list(n.params, g, gi, " ", " ", "", "")
+            self._param_list(n.params, g, ix, "params_", (" ", " ", "", ""))
         if n.noreturn:
-            out += (g[gi] if g else " ", ".noreturn")
-            gi += 1
-        out += (g[gi] if g else "", ";", g[gi + 1] if g else last)
+            out += (g[ix["before_noreturn"]] if g else " ", ".noreturn")
+        self._semicolon(n, g, ix)
 
     def module(self, n: Module) -> None:
         for i, s in enumerate(n.statements):
@@ -630,8 +671,8 @@ class _Emitter:
             else:
                 lead = "\n"
             self.node(s, lead, 0)
-        t = n.trivia
-        self.out.append(t[0] if t and not self.canonical else "\n")
+        end = None if self.canonical or n.trivia is None else n.gap("end")
+        self.out.append("\n" if end is None else end)
 
 
 def emit_node(node: Node, canonical: bool = False) -> str:
