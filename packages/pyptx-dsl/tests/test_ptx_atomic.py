@@ -209,7 +209,7 @@ def test_error_cas_needs_new_value() -> None:
         where.append(here() + 1)
         ptx.atom(b, p, b, op="cas")
 
-    raises_at(k, where, r"atom\.cas takes the compare value b and the new value c")
+    raises_at(k, where, r"atom\.cas\.b32 expects 4 operands \(d, a, b, c\), but got 3")
 
 
 def test_error_half_add_needs_noftz() -> None:
@@ -222,7 +222,7 @@ def test_error_half_add_needs_noftz() -> None:
         where.append(here() + 1)
         ptx.atom(h, p, h, op="add")
 
-    raises_at(k, where, r"atom\.add\.f16x2 exists only with \.noftz; pass noftz=True")
+    raises_at(k, where, r"atom\.add\.f16x2 needs a \.noftz modifier")
 
 
 def test_error_vector_atom_only_global() -> None:
@@ -235,7 +235,7 @@ def test_error_vector_atom_only_global() -> None:
         where.append(here() + 1)
         ptx.atom(xs, p, xs, op="add", space="shared")
 
-    raises_at(k, where, r"vector atom works on global memory only, not space='shared'")
+    raises_at(k, where, r"modifier '\.v2' is not valid for atom with \.shared")
 
 
 def test_error_vector_atom_shapes() -> None:
@@ -248,7 +248,12 @@ def test_error_vector_atom_shapes() -> None:
         where.append(here() + 1)
         ptx.atom(xs, p, xs[:2], op="add", space="global")
 
-    raises_at(k, where, r"atom\.v4 expects b as a tuple of 4 registers")
+    raises_at(
+        k,
+        where,
+        r"atom\.global\.add\.v4\.f32 operand 2 \(b\) expects a vector of 4 elements \(\.v4\), "
+        r"but got 2",
+    )
 
     @kernel(arch="sm_90a")
     def k2() -> None:
@@ -257,7 +262,9 @@ def test_error_vector_atom_shapes() -> None:
         where.append(here() + 1)
         ptx.atom(xs, p, xs, op="add", space="global")
 
-    raises_at(k2, where, r"vector atom exists for add\.f32 \(v2, v4\).*not add\.v8\.f32")
+    raises_at(
+        k2, where, r"atom\.global\.add\.v8\.f32: modifier '\.v8' is not valid for atom with \.f32"
+    )
 
 
 def test_error_red_semantics() -> None:

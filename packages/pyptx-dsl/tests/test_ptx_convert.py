@@ -275,7 +275,12 @@ def test_error_float_to_int_needs_integer_rounding() -> None:
         where.append(here() + 1)
         ptx.cvt(i, x, rnd="rn")
 
-    raises_at(k, where, r"cvt\.s32\.f32 \(float to integer\) needs rnd= one of 'rni'")
+    raises_at(
+        k,
+        where,
+        r"modifier '\.rn' does not combine with .* cvt\.rn\.s32\.f32; "
+        r"the closest form of cvt takes \.rni",
+    )
 
 
 def test_error_int_to_float_needs_rounding() -> None:
@@ -287,7 +292,7 @@ def test_error_int_to_float_needs_rounding() -> None:
         where.append(here() + 1)
         ptx.cvt(x, i)
 
-    raises_at(k, where, r"cvt\.f32\.s32 \(integer to float\) needs rnd= one of 'rn'")
+    raises_at(k, where, r"cvt\.f32\.s32 needs a \.rnd modifier \(one of \.rn, \.rz, \.rm, \.rp\)")
 
 
 def test_error_fp8_needs_satfinite() -> None:
@@ -300,7 +305,7 @@ def test_error_fp8_needs_satfinite() -> None:
         where.append(here() + 1)
         ptx.cvt(q, x, x, rnd="rn")
 
-    raises_at(k, where, r"cvt\.e4m3x2\.f32 exists only with \.satfinite; pass satfinite=True")
+    raises_at(k, where, r"cvt\.rn\.e4m3x2\.f32 needs a \.satfinite modifier")
 
 
 def test_error_fp8_pair_needs_two_sources() -> None:
@@ -313,7 +318,9 @@ def test_error_fp8_pair_needs_two_sources() -> None:
         where.append(here() + 1)
         ptx.cvt(q, x, rnd="rn", satfinite=True)
 
-    raises_at(k, where, r"cvt\.e4m3x2\.f32 packs two sources")
+    raises_at(
+        k, where, r"cvt\.rn\.satfinite\.e4m3x2\.f32 expects 3 operands \(d, a, b\), but got 2"
+    )
 
 
 def test_error_x4_needs_rbits() -> None:
@@ -326,7 +333,9 @@ def test_error_x4_needs_rbits() -> None:
         where.append(here() + 1)
         ptx.cvt(q, (x, x, x, x), rnd="rs", satfinite=True)
 
-    raises_at(k, where, r"cvt\.rs\.e4m3x4\.f32 needs rbits=")
+    raises_at(
+        k, where, r"cvt\.rs\.satfinite\.e4m3x4\.f32 expects 3 operands \(d, a, rbits\), but got 2"
+    )
 
 
 def test_error_untyped_destination_needs_dtype() -> None:
@@ -350,7 +359,9 @@ def test_error_cvta_space_lists_choices() -> None:
         where.append(here() + 1)
         ptx.cvta.to(g, g, space="texture")
 
-    raises_at(k, where, r"cvta\.to expects space= one of 'const', 'global'.*got 'texture'")
+    raises_at(
+        k, where, r"unknown modifier '\.texture' for cvta; expected one of \.to, \.const, \.global"
+    )
 
 
 def test_error_cvta_needs_a_64_bit_register() -> None:
@@ -362,7 +373,11 @@ def test_error_cvta_needs_a_64_bit_register() -> None:
         where.append(here() + 1)
         ptx.cvta.to(s, s, space="shared")
 
-    raises_at(k, where, r"cvta\.to works on 64-bit addresses .*%r0 is \.u32; use a u64 register")
+    raises_at(
+        k,
+        where,
+        r"cvta\.to\.shared\.u64 operand 0 \(d\) expects a 64-bit register for \.u64, but %r0",
+    )
 
 
 def test_error_cvt_pack_type() -> None:
@@ -374,7 +389,7 @@ def test_error_cvt_pack_type() -> None:
         where.append(here() + 1)
         ptx.cvt.pack(reg.scalar(u32), a, a, dtype="u4")
 
-    raises_at(k, where, r"cvt\.pack expects dtype= one of 'u16', 's16', but got 'u4'")
+    raises_at(k, where, r"cvt\.pack\.sat\.u4\.s32 needs a \.btype modifier \(one of \.b32\)")
 
 
 def test_family_exports() -> None:

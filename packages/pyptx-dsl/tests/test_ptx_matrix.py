@@ -168,43 +168,79 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str) -> None:
     [
         (
             lambda s: ptx.ldmatrix(s.r2, s.tile, num=4),
-            "ldmatrix.m8n8 .x4 expects 4 destination registers, but got 2",
+            r"operand 0 \(d\) expects a vector of 4 elements, but got 2",
         ),
-        (lambda s: ptx.ldmatrix(s.r3, s.tile), "takes 1, 2, 4 destination registers, but got 3"),
-        (lambda s: ptx.ldmatrix(s.r4, s.tile, num=8), "num must be x1, x2, x4, got x8"),
-        (lambda s: ptx.ldmatrix(s.r4, s.tile, num="y4"), "num must be 1, 2, 4"),
-        (lambda s: ptx.ldmatrix(s.r4, s.tile, ty=b8), "ldmatrix.m8n8 takes ty b16, got 'b8'"),
-        (lambda s: ptx.ldmatrix(s.r4, s.tile, shape="m16n8"), "shape must be one of m8n8"),
+        (
+            lambda s: ptx.ldmatrix(s.r3, s.tile),
+            r"unknown modifier '\.x3' for ldmatrix; expected one of \.sync, \.aligned,",
+        ),
+        (
+            lambda s: ptx.ldmatrix(s.r4, s.tile, num=8),
+            r"unknown modifier '\.x8' for ldmatrix; expected one of \.sync, \.aligned,",
+        ),
+        (
+            lambda s: ptx.ldmatrix(s.r4, s.tile, num="y4"),
+            r"unknown modifier '\.xy4' for ldmatrix; did you mean '\.x4'\? expected one",
+        ),
+        (
+            lambda s: ptx.ldmatrix(s.r4, s.tile, ty=b8),
+            r"modifier '\.b8' is not valid for ldmatrix with \.m8n8, \.x4",
+        ),
+        (
+            lambda s: ptx.ldmatrix(s.r4, s.tile, shape="m16n8"),
+            r"unknown modifier '\.m16n8' for ldmatrix; did you mean '\.m16n16'\?",
+        ),
         (
             lambda s: ptx.ldmatrix(s.r2, s.tile, shape="m16n16", ty=b8),
-            r"needs trans=True \(.trans is mandatory",
+            r"needs a \.trans modifier \(one of \.trans\), but got none; e\.g\.",
         ),
         (
             lambda s: ptx.ldmatrix(s.r4, s.tile, shape="m16n16", ty=b8, trans=True, num=4),
-            "num must be x1, x2, got x4",
+            r"modifier '\.x4' is not valid for ldmatrix with \.m16n16, \.b8",
         ),
         (
             lambda s: ptx.ldmatrix(s.r1, s.tile, shape="m16n16", ty=b8, trans=True, num=1),
-            "ldmatrix.m16n16 .x1 expects 2 destination registers, but got 1",
+            r"operand 0 \(d\) expects a vector of 2 elements, but got 1",
         ),
         (
             lambda s: ptx.ldmatrix(
                 s.r1, s.tile, shape="m8n16", ty="b8x16", src_fmt="b4x16_p64", trans=True
             ),
-            "has no .trans form",
+            r"modifier '\.trans' is not valid for ldmatrix with \.m8n16",
         ),
-        (lambda s: ptx.ldmatrix([s.h], s.tile), "takes 32-bit registers"),
+        (
+            lambda s: ptx.ldmatrix([s.h], s.tile),
+            r"operand 0 \(d\) expects a 32\-bit register for \.b32, but %rs0 is declared",
+        ),
         (lambda s: ptx.ldmatrix(s.r1, "smem"), "takes a shared address"),
-        (lambda s: ptx.ldmatrix(s.r1, s.tile, space="global"), "space must be 'shared'"),
+        (
+            lambda s: ptx.ldmatrix(s.r1, s.tile, space="global"),
+            r"unknown modifier '\.global' for ldmatrix; expected one of \.sync,",
+        ),
         (
             lambda s: ptx.stmatrix(s.tile, s.r2, num="x4"),
-            "stmatrix.m8n8 .x4 expects 4 source registers, but got 2",
+            r"operand 1 \(r\) expects a vector of 4 elements \(\.x4\), but got 2",
         ),
-        (lambda s: ptx.stmatrix(s.tile, s.r4, shape="m16n8", ty=b8), "needs trans=True"),
-        (lambda s: ptx.stmatrix(s.tile, s.r4, shape="m16n8"), "takes ty b8, got 'b16'"),
-        (lambda s: ptx.movmatrix(None, s.h), "movmatrix source takes 32-bit registers"),
-        (lambda s: ptx.movmatrix(None, s.r1[0], shape="m16n16"), "movmatrix shape is 'm8n8'"),
-        (lambda s: ptx.movmatrix(None, s.r1[0], ty=b8), "movmatrix type is b16"),
+        (
+            lambda s: ptx.stmatrix(s.tile, s.r4, shape="m16n8", ty=b8),
+            r"needs a \.trans modifier \(one of \.trans\), but got none; e\.g\.",
+        ),
+        (
+            lambda s: ptx.stmatrix(s.tile, s.r4, shape="m16n8"),
+            r"modifier '\.m16n8' is not valid for stmatrix with \.b16",
+        ),
+        (
+            lambda s: ptx.movmatrix(None, s.h),
+            r"operand 1 \(a\) expects a 32\-bit register for \.b32, but %rs0 is declared",
+        ),
+        (
+            lambda s: ptx.movmatrix(None, s.r1[0], shape="m16n16"),
+            r"unknown modifier '\.m16n16' for movmatrix; expected one of \.sync,",
+        ),
+        (
+            lambda s: ptx.movmatrix(None, s.r1[0], ty=b8),
+            r"unknown modifier '\.b8' for movmatrix; expected one of \.sync, \.aligned,",
+        ),
     ],
 )
 def test_matrix_errors_point_at_the_call(make, match) -> None:  # type: ignore[no-untyped-def]

@@ -230,38 +230,74 @@ def test_register_addresses_are_accepted(assemble) -> None:  # type: ignore[no-u
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda s: ptx.mbarrier.init(s.bars[0], 0), r"count must be in \[1, 1048575\], but got 0"),
-        (lambda s: ptx.mbarrier.init(s.bars[0], s.h), "must be a 32-bit integer register"),
+        (
+            lambda s: ptx.mbarrier.init(s.bars[0], 0),
+            r"\(count\) must be from 1 to 1048575, but got 0",
+        ),
+        (
+            lambda s: ptx.mbarrier.init(s.bars[0], s.h),
+            r"\(count\) expects a 32-bit register for \.b32, but %rs0 is declared \.b16",
+        ),
         (lambda s: ptx.mbarrier.init(s.f, 1), "barrier must be a 32- or 64-bit address register"),
-        (lambda s: ptx.mbarrier.init(s.bars[0], 1, space="shared::cluster"), "space must be"),
-        (lambda s: ptx.mbarrier.init(s.bars, 1, space="global"), "space must be one of"),
+        (
+            lambda s: ptx.mbarrier.init(s.bars[0], 1, space="shared::cluster"),
+            "unknown modifier '.shared::cluster' for mbarrier.init",
+        ),
+        (lambda s: ptx.mbarrier.init(s.bars, 1, space="global"), "unknown modifier '.global'"),
         (lambda s: ptx.mbarrier.init(s.r, 1, space=None), "must be a 64-bit address register"),
-        (lambda s: ptx.mbarrier.arrive(s.bars[0], sem="release"), "pass scope='cta' or scope="),
-        (lambda s: ptx.mbarrier.arrive(s.bars[0], scope="cta"), "pass sem='release' as well"),
-        (lambda s: ptx.mbarrier.arrive(s.bars[0], sem="acquire", scope="cta"), "sem must be"),
-        (lambda s: ptx.mbarrier.arrive(s.bars[0], scope="gpu", sem="release"), "scope must be"),
+        (lambda s: ptx.mbarrier.arrive(s.bars[0], sem="release"), r"needs a \.scope modifier"),
+        (lambda s: ptx.mbarrier.arrive(s.bars[0], scope="cta"), r"needs a \.sem modifier"),
+        (
+            lambda s: ptx.mbarrier.arrive(s.bars[0], sem="acquire", scope="cta"),
+            "unknown modifier '.acquire' for mbarrier.arrive",
+        ),
+        (
+            lambda s: ptx.mbarrier.arrive(s.bars[0], scope="gpu", sem="release"),
+            "unknown modifier '.gpu' for mbarrier.arrive",
+        ),
         (
             lambda s: ptx.mbarrier.arrive(s.r, space="shared::cluster", dst=s.d),
-            "returns no state .* leave dst out",
+            r"operand 0 \(state\) expects the sink '_', but got the register %rd0",
         ),
-        (lambda s: ptx.mbarrier.arrive(s.bars[0], dst=s.r), "writes a .b64 destination"),
+        (lambda s: ptx.mbarrier.arrive(s.bars[0], dst=s.r), r"\(state\) expects a 64-bit register"),
         (
             lambda s: ptx.mbarrier.arrive.noComplete(s.bars[0], 1, sem="release", scope="cluster"),
-            "takes only scope 'cta'",
+            "'.noComplete' is not valid for mbarrier.arrive with .cluster",
         ),
-        (lambda s: ptx.mbarrier.arrive.noComplete(s.r, 1, space="shared::cluster"), "space"),
-        (lambda s: ptx.mbarrier.arrive.expect_tx(s.bars[0], -1), r"tx_count must be in \[0,"),
-        (lambda s: ptx.mbarrier.expect_tx(s.bars[0], 8, sem="release", scope="cta"), "sem"),
-        (lambda s: ptx.mbarrier.test_wait(s.bars[0], 0), "use the .parity form"),
-        (lambda s: ptx.mbarrier.try_wait(s.bars[0], s.r), "64-bit state returned by"),
-        (lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 2), r"phase parity must be in \[0, 1\]"),
-        (lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 0, dst=s.r), "writes a .pred dest"),
+        (
+            lambda s: ptx.mbarrier.arrive.noComplete(s.r, 1, space="shared::cluster"),
+            "'.noComplete' is not valid for mbarrier.arrive with .shared::cluster",
+        ),
+        (
+            lambda s: ptx.mbarrier.arrive.expect_tx(s.bars[0], -1),
+            r"\(txCount\) must be from 0 to 1048575, but got -1",
+        ),
+        (
+            lambda s: ptx.mbarrier.expect_tx(s.bars[0], 8, sem="release", scope="cta"),
+            "unknown modifier '.release' for mbarrier.expect_tx",
+        ),
+        (
+            lambda s: ptx.mbarrier.test_wait(s.bars[0], 0),
+            r"operand 2 \(state\) expects a register, but got the immediate 0",
+        ),
+        (lambda s: ptx.mbarrier.try_wait(s.bars[0], s.r), r"\(state\) expects a 64-bit register"),
+        (
+            lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 2),
+            r"operand 2 \(phaseParity\) must be one of 0, 1, but got 2",
+        ),
+        (
+            lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 0, dst=s.r),
+            r"operand 0 \(waitComplete\) expects a \.pred register",
+        ),
         (
             lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 0, sem="release", scope="cta"),
-            "sem must be one of 'acquire', 'relaxed'",
+            "unknown modifier '.release' for mbarrier.try_wait",
         ),
-        (lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 0, space="shared::cluster"), "space"),
-        (lambda s: ptx.mbarrier.pending_count(s.r), "takes the 64-bit state"),
+        (
+            lambda s: ptx.mbarrier.try_wait.parity(s.bars[0], 0, space="shared::cluster"),
+            "unknown modifier '.shared::cluster' for mbarrier.try_wait",
+        ),
+        (lambda s: ptx.mbarrier.pending_count(s.r), r"\(state\) expects a 64-bit register"),
         (lambda s: ptx.mbarrier.wait(s.bars[0], s.p), "phase parity must be a Python int or"),
     ],
 )

@@ -291,7 +291,12 @@ def test_error_ld_acquire_needs_scope() -> None:
         where.append(here() + 1)
         ptx.ld(reg.scalar(u32), p, sem="acquire", space="global")
 
-    raises_at(k, where, r"ld\.acquire needs scope= one of 'cta', 'cluster', 'gpu', 'sys'")
+    raises_at(
+        k,
+        where,
+        r"ld\.acquire\.global\.u32 needs a \.scope modifier "
+        r"\(one of \.cta, \.cluster, \.gpu, \.sys\)",
+    )
 
 
 def test_error_cache_operator_not_with_relaxed() -> None:
@@ -303,7 +308,7 @@ def test_error_cache_operator_not_with_relaxed() -> None:
         where.append(here() + 1)
         ptx.ld(reg.scalar(u32), p, sem="relaxed", scope="gpu", cache="cg")
 
-    raises_at(k, where, r"ld\.relaxed does not take cache='cg'")
+    raises_at(k, where, r"modifier '\.cg' is not valid for ld with \.relaxed, \.gpu")
 
 
 def test_error_store_cache_operator_spelling() -> None:
@@ -339,7 +344,9 @@ def test_error_nc_needs_global() -> None:
         where.append(here() + 1)
         ptx.ld(reg.scalar(u32), p, space="shared", nc=True)
 
-    raises_at(k, where, r"ld\.nc exists only as ld\.global\.nc")
+    raises_at(
+        k, where, r"modifier '\.nc' is not valid for ld with \.shared \(ld\.shared\.nc\.u32\)"
+    )
 
 
 def test_error_nc_cache_operator_and_eviction_priority_conflict() -> None:
@@ -351,7 +358,7 @@ def test_error_nc_cache_operator_and_eviction_priority_conflict() -> None:
         where.append(here() + 1)
         ptx.ld(reg.scalar(u32), p, space="global", nc=True, cache="cg", evict="L1::evict_last")
 
-    raises_at(k, where, r"ld\.global\.nc takes a cache operator \(cache=\) or eviction priorities")
+    raises_at(k, where, r"modifier '\.L1::evict_last' is not valid for ld with \.cg")
 
 
 def test_error_vector_length() -> None:
@@ -364,7 +371,7 @@ def test_error_vector_length() -> None:
         where.append(here() + 1)
         ptx.ld((x, x, x), p, space="global")
 
-    raises_at(k, where, r"ld vectors have 2, 4 or 8 elements, but d has 3")
+    raises_at(k, where, r"ld\.global\.v3\.f32: unknown modifier '\.v3' for ld")
 
 
 def test_error_address_must_be_address_like() -> None:
@@ -399,7 +406,7 @@ def test_error_prefetch_eviction_needs_global() -> None:
         where.append(here() + 1)
         ptx.prefetch(p, level="L2::evict_normal")
 
-    raises_at(k, where, r"prefetch\.L2::evict_normal needs space='global'")
+    raises_at(k, where, r"prefetch\.L2::evict_normal needs a \.space modifier \(one of \.global\)")
 
 
 def test_family_exports() -> None:

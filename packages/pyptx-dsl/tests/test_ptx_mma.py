@@ -320,82 +320,82 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
     [
         (
             lambda s: ptx.mma(s.f4, s.r2, s.r2, s.f4, shape="m16n8k16", dtype_a=bf16),
-            "mma m16n8k16 bf16 A expects 4 registers, but got 2",
+            r"operand 1 \(a\) expects a vector of 4 elements, but got 2",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r4, s.f4, shape="m16n8k16", dtype_a=f16),
-            "mma m16n8k16 f16 B expects 2 registers, but got 4",
+            r"operand 2 \(b\) expects a vector of 2 elements, but got 4",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r2, s.r2, s.f4, shape="m8n8k4", dtype_a=f16),
-            "mma m8n8k4 f16 D expects 8 registers, but got 4",
+            r"operand 0 \(d\) expects a vector of 8 elements, but got 4",
         ),
         (
             lambda s: ptx.mma(s.f8, s.r4, s.r2, s.f8, shape="m16n8k8", dtype_a=tf32),
-            "D expects 4 registers, but got 8",
+            r"operand 0 \(d\) expects a vector of 4 elements, but got 8",
         ),
         (
             lambda s: ptx.mma(s.f4, s.h2, s.r1, s.f4, shape="m16n8k8", dtype_a=f16),
-            "takes 32-bit registers, but %rs0 is f16",
+            r"operand 1 \(a\) expects a 32\-bit register for \.f16, but",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="m16n8k32", dtype_a=bf16),
-            "mma bf16 shapes are m16n8k8, m16n8k16, got m16n8k32",
+            r"modifier '\.m16n8k32' is not valid for mma with \.bf16,",
         ),
         (lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="16x8x16", dtype_a=bf16), "shape must be"),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="m16n8k32", dtype_a=e2m1),
-            "needs kind='f8f6f4'",
+            r"needs a \.kind modifier \(one of \.kind::f8f6f4\), but got",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="m16n8k16", dtype_a=f16, dtype_b=bf16),
-            "takes B of f16, got bf16",
+            r"modifier '\.bf16' is not valid for mma with \.f16",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="m16n8k16", dtype_a=f16, dtype_c=f16),
-            "needs dtype_c == dtype_d",
+            r"modifier '\.f32' does not combine with the other",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="m16n8k16", dtype_a=bf16, dtype_d=f16),
-            "mma bf16 dtype_d must be f32, got f16",
+            r"modifier '\.bf16' is not valid for mma with \.f16, \.f16",
         ),
         (
             lambda s: ptx.mma(
                 s.f4, s.r4, s.r2, s.f4, shape="m16n8k16", dtype_a=f16, satfinite=True
             ),
-            "satfinite= applies to int8/int4 mma only",
+            r"modifier '\.satfinite' is not valid for mma with \.f32,",
         ),
         (
             lambda s: ptx.mma(s.f4, s.r4, s.r2, s.f4, shape="m16n8k256", dtype_a=b1),
-            "b1 mma needs bit_op='xor' or 'and'",
+            r"needs a \.bitop modifier \(one of \.xor, \.and\), but got",
         ),
         (
             lambda s: ptx.mma(
                 s.f4, s.r4, s.r2, s.f4, shape="m16n8k16", dtype_a=f16, layout_a="col"
             ),
-            "only mma.m8n8k4 f16 takes other layouts",
+            r"'\.col' repeats the \.blayout modifier of mma, already",
         ),
         (
             lambda s: ptx.mma.sp(s.f4, s.r4, s.r4, s.f4, s.e, 2, shape="m16n8k32", dtype_a=f16),
-            "takes a sparsity selector 0..1, got 2",
+            r"operand 5 \(f\) must be one of 0, 1, but got 2",
         ),
         (
             lambda s: ptx.mma.sp(s.f4, s.r4, s.r4, s.f4, s.e, 1, shape="m16n8k64", dtype_a=s8),
-            "takes a sparsity selector 0..0, got 1",
+            r"operand 5 \(f\) must be one of 0, but got 1",
         ),
         (
             lambda s: ptx.mma.sp(s.f4, s.r4, s.r2, s.f4, s.e, 0, shape="m16n8k32", dtype_a=bf16),
-            "mma.sp m16n8k32 bf16 B expects 4 registers, but got 2",
+            r"operand 2 \(b\) expects a vector of 4 elements, but got 2",
         ),
         (
             lambda s: ptx.mma.sp(s.f4, s.r4, s.r2, s.f4, s.e, 0, shape="m16n8k8", dtype_a=f16),
-            "mma.sp f16 shapes are m16n8k16, m16n8k32, got m16n8k8",
+            r"modifier '\.m16n8k8' is not valid for mma\.sp with \.f16,",
         ),
         (
             lambda s: ptx.mma.sp(
                 s.f4, s.r4, s.r4, s.f4, s.e, 0, shape="m16n8k64", dtype_a=e2m1, kind="f8f6f4"
             ),
-            "needs ordered=True",
+            r"\(kind::f8f6f4\) is spelled mma\.sp::ordered_metadata, not",
         ),
         (
             lambda s: ptx.mma(
@@ -409,7 +409,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
                 scale_a=(s.sf, 0, 0),
                 scale_b=(s.sf, 0, 0),
             ),
-            "kind::mxf4nvf4 takes scale_vec= '2X', '4X', got None",
+            r"needs a \.scale_vec modifier \(one of \.scale_vec::2X\),",
         ),
         (
             lambda s: ptx.mma(
@@ -425,7 +425,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
                 scale_a=(s.sf, 0, 0),
                 scale_b=(s.sf, 0, 0),
             ),
-            "scale_vec='2X' takes stype ue8m0, got ue4m3",
+            r"modifier '\.ue4m3' is not valid for mma with",
         ),
         (
             lambda s: ptx.mma(
@@ -438,7 +438,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
                 kind="mxf4",
                 scale_a=(s.sf, 0, 0),
             ),
-            "needs both scale_a= and scale_b=",
+            r"expects 8 operands \(d, a, b, c, scale-a-data, a-ids, scale-b-data, b-ids\)",
         ),
         (
             lambda s: ptx.mma(
@@ -452,7 +452,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
                 scale_a=(s.sf, 0, 0),
                 scale_b=(s.sf, 0, 0),
             ),
-            "kind::mxf4 has shape m16n8k64, got m16n8k32",
+            r"modifier '\.kind::mxf4' is not valid for mma with",
         ),
         (
             lambda s: ptx.mma(
@@ -466,7 +466,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
                 scale_a=(s.sf, 5, 0),
                 scale_b=(s.sf, 0, 0),
             ),
-            r"scale_a byte_id must be one of 0, 2 \(scale_vec 2X\)",
+            r"operand 5 \(a-ids\) element 0 must be one of 0, 2, but got 5",
         ),
         (
             lambda s: ptx.mma(
@@ -489,7 +489,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
     ],
 )
 def test_mma_errors_point_at_the_call(make, match) -> None:  # type: ignore[no-untyped-def]
-    _fails(make, match)
+    _fails(make, match, "sm_120a")  # a target with every form, so the reason is the form's
 
 
 def test_mxf4nvf4_4x_ue8m0_at_ptx_9_0_asks_for_9_1() -> None:

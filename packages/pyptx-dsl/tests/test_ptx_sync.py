@@ -205,34 +205,47 @@ def test_sync_wrappers_emit_one_instruction_each() -> None:
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda s: ptx.bar.sync(16), r"bar.sync barrier must be in \[0, 15\], but got 16"),
-        (lambda s: ptx.bar.sync(0, 48), "multiple of the warp size 32, but got 48"),
+        (lambda s: ptx.bar.sync(16), r"operand 0 \(a\) must be from 0 to 15, but got 16"),
+        (
+            lambda s: ptx.bar.sync(0, 48),
+            r"\(b\) must be from 32 to 1024 in steps of 32, but got 48",
+        ),
         (
             lambda s: ptx.bar.sync(s.f),
-            "must be a Python int or a 32-bit integer register, but got %f0 of type .f32",
+            "must be a Python int or an integer register, but got %f0 of type .f32",
         ),
         (lambda s: ptx.bar.sync(0, cta=1), "cta= takes True or False"),
-        (lambda s: ptx.bar.red.popc(0, s.r), "condition must be a predicate register"),
-        (lambda s: ptx.bar.red.and_(0, s.p, dst=s.r), "writes a .pred destination"),
+        (lambda s: ptx.bar.red.popc(0, s.r), r"operand 2 \(c\) expects a \.pred register"),
+        (lambda s: ptx.bar.red.and_(0, s.p, dst=s.r), r"operand 0 \(p\) expects a \.pred register"),
         (lambda s: ptx.barrier.sync(0, aligned="yes"), "aligned= takes True or False"),
         (lambda s: ptx.bar.warp.sync(-1), r"membermask must be in \[0, 4294967295\]"),
-        (lambda s: ptx.membar("gpu"), "membar level must be one of 'cta', 'gl', 'sys'"),
-        (lambda s: ptx.fence("block"), "fence scope must be one of 'cta', 'cluster'"),
-        (lambda s: ptx.fence("gpu", sem="seq"), "fence sem must be one of 'sc', 'acq_rel'"),
+        (
+            lambda s: ptx.membar("gpu"),
+            "unknown modifier '.gpu' for membar; expected one of .cta, .gl",
+        ),
+        (lambda s: ptx.fence("block"), "unknown modifier '.block' for fence"),
+        (lambda s: ptx.fence("gpu", sem="seq"), "unknown modifier '.seq' for fence"),
         (
             lambda s: ptx.fence("gpu", sem="acquire", sync_restrict="shared::cluster"),
-            "needs sem='acquire' and scope 'cluster'",
+            "'.sync_restrict::shared::cluster' is not valid for fence with .gpu",
         ),
-        (lambda s: ptx.fence.proxy.async_("local"), "fence.proxy.async space must be one of"),
+        (
+            lambda s: ptx.fence("cluster", sem="acquire", sync_restrict="shared::cta"),
+            "'.sync_restrict::shared::cta' is not valid for fence with .acquire",
+        ),
+        (lambda s: ptx.fence.proxy.async_("local"), "unknown modifier '.local' for fence.proxy"),
         (
             lambda s: ptx.fence.proxy.tensormap_generic.acquire("gpu", s.d, 64),
-            r"size must be in \[128, 128\], but got 64",
+            r"operand 1 \(size\) must be one of 128, but got 64",
         ),
         (
             lambda s: ptx.fence.proxy.tensormap_generic.acquire("gpu", s.r),
             "must be a 64-bit address register",
         ),
-        (lambda s: ptx.nanosleep(1.5), "nanosleep time must be a Python int or a 32-bit"),
+        (
+            lambda s: ptx.nanosleep(1.5),
+            "nanosleep time must be a Python int or an integer register",
+        ),
     ],
 )
 def test_sync_errors_point_at_the_call(make, match) -> None:  # type: ignore[no-untyped-def]

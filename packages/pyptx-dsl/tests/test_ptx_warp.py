@@ -176,7 +176,12 @@ def test_error_shfl_needs_32_bit_values() -> None:
         where.append(here() + 1)
         ptx.shfl.sync(d, d, 1, 31, -1, mode="down")
 
-    raises_at(k, where, r"shfl\.sync moves 32-bit values, but %fd0 is \.f64")
+    raises_at(
+        k,
+        where,
+        r"shfl\.sync\.down\.b32 operand 0 \(d\) expects a 32-bit register for \.b32, but %fd0 "
+        r"is declared \.f64",
+    )
 
 
 def test_error_shfl_mode_lists_choices() -> None:
@@ -188,7 +193,11 @@ def test_error_shfl_mode_lists_choices() -> None:
         where.append(here() + 1)
         ptx.shfl.sync(v, v, 1, 31, -1, mode="xor")
 
-    raises_at(k, where, r"shfl\.sync expects mode= one of 'up', 'down', 'bfly', 'idx'")
+    raises_at(
+        k,
+        where,
+        r"unknown modifier '\.xor' for shfl\.sync; expected one of \.up, \.down, \.bfly, \.idx",
+    )
 
 
 def test_error_vote_needs_predicate_input() -> None:
@@ -200,7 +209,7 @@ def test_error_vote_needs_predicate_input() -> None:
         where.append(here() + 1)
         ptx.vote.sync(reg.scalar(pred), v, -1, mode="any")
 
-    raises_at(k, where, r"vote\.sync expects a to be a predicate register")
+    raises_at(k, where, r"vote\.sync\.any\.pred operand 1 \(a\) expects a \.pred register, but %r0")
 
 
 def test_error_redux_abs_only_on_f32() -> None:
@@ -212,7 +221,7 @@ def test_error_redux_abs_only_on_f32() -> None:
         where.append(here() + 1)
         ptx.redux.sync(v, v, -1, op="max", abs=True)
 
-    raises_at(k, where, r"redux\.sync\.max\.u32 does not take abs=True")
+    raises_at(k, where, r"modifier '\.abs' is not valid for redux\.sync with \.u32")
 
 
 def test_error_match_any_has_no_predicate() -> None:
@@ -224,7 +233,9 @@ def test_error_match_any_has_no_predicate() -> None:
         where.append(here() + 1)
         ptx.match.sync((v, reg.scalar(pred)), v, -1, mode="any")
 
-    raises_at(k, where, r"match\.any\.sync has no predicate output")
+    raises_at(
+        k, where, r"match\.any\.sync\.b32 operand 0 \(d\) expects a register, but got the pair"
+    )
 
 
 def test_error_warp_reduce_width_and_type() -> None:
@@ -244,7 +255,12 @@ def test_error_warp_reduce_width_and_type() -> None:
         where.append(here() + 1)
         ptx.warp_reduce_max(d)
 
-    raises_at(k2, where, r"ptx\.warp_reduce_max reduces a register of type u32, s32, f32")
+    raises_at(
+        k2,
+        where,
+        r"shfl\.sync\.bfly\.b32 operand 0 \(d\) expects a 32-bit register for \.b32, but %fd1 "
+        r"is declared \.f64",
+    )
 
 
 def test_family_exports() -> None:

@@ -310,80 +310,92 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str) -> None:
     [
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, shape="m64n128k16", dtype_a=bf16),
-            r"m64n128k16 bf16 D \(reg.wgmma_frag\(128, f32\)\) expects 64 registers, but got 32",
+            r"operand 0 \(d\) expects a vector of 64 elements, but got",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc16, s.d, s.d, shape="m64n128k16", dtype_a=f16),
-            r"D \(reg.wgmma_frag\(128, f16\)\) expects 32 registers, but got 16",
+            r"operand 0 \(d\) expects a vector of 32 elements, but got",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc[:30], s.d, s.d, dtype_a=bf16),
-            "30 accumulator registers make no legal N for bf16",
+            r"unknown modifier '\.m64n60k16' for wgmma\.mma_async; did",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.iacc[:20], s.d, s.d, dtype_a=s8),
-            "20 accumulator registers make no legal N for int8",
+            r"modifier '\.m64n40k32' is not valid for wgmma\.mma_async",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, shape="m64n64k32", dtype_a=bf16),
-            "bf16 shapes are m64nNk16 with N in 8..256; got m64n64k32",
+            r"modifier '\.m64n64k32' is not valid for wgmma\.mma_async",
         ),
         (lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d), "needs dtype_a="),
-        (lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=f32), "wgmma A/B types are"),
+        (
+            lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=f32),
+            r"'\.f32' repeats the \.dtype modifier of wgmma\.mma_async,",
+        ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=f16, dtype_b=bf16),
-            "takes B of f16, got bf16",
+            r"modifier '\.bf16' is not valid for wgmma\.mma_async with",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, dtype_d=f16),
-            "bf16 accumulates in f32, got dtype_d=f16",
+            r"modifier '\.f16' is not valid for wgmma\.mma_async with",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.iacc, s.d, s.d, dtype_a=s8, scale_a=-1),
-            "int8 has no imm-scale-a/b",
+            r"expects 4 operands \(d, a, b\-desc, scale\-d\), but got 5",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=tf32, trans_b=1),
-            "transposes f16/bf16 operands only; tf32 must be K-major",
+            r"expects 6 operands \(d, a, b\-desc, scale\-d, imm\-scale\-a,",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.r4, s.d, dtype_a=bf16, trans_a=1),
-            "A from registers cannot be transposed",
+            r"operand 1 \(a\) expects a register, but got the vector",
         ),
-        (lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, scale_a=2), "scale_a must"),
+        (
+            lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, scale_a=2),
+            r"operand 4 \(imm\-scale\-a\) must be one of 1, \-1, but got 2",
+        ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, scale_d=2),
-            "scale_d must be",
+            r"operand 3 \(scale\-d\) must be one of 0, 1, but got 2",
         ),
-        (lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, scale_d=s.r), "scale_d is"),
+        (
+            lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, scale_d=s.r),
+            r"operand 3 \(scale\-d\) expects a \.pred register, but %r48",
+        ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.r, s.d, dtype_a=bf16),
-            "A descriptor must be a 64-bit register",
+            r"operand 1 \(a\) expects a 64\-bit register for \.b64, but",
         ),
-        (lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.r, dtype_a=bf16), "B must be a 64-bit"),
+        (
+            lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.r, dtype_a=bf16),
+            r"operand 2 \(b\-desc\) expects a 64\-bit register for \.b64,",
+        ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.r4[:2], s.d, dtype_a=bf16),
-            r"A \(registers\) expects 4 registers, but got 2",
+            r"operand 1 \(a\) expects a vector of 4 elements, but got 2",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.iacc, s.d, s.d, dtype_a=b1),
-            "b1 needs bit_op='and'",
+            r"needs a \.op modifier \(one of \.and\), but got none; e\.g\.",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.d, s.d, dtype_a=bf16, satfinite=True),
-            "satfinite= applies to s8/u8 only",
+            r"modifier '\.satfinite' is not valid for wgmma\.mma_async",
         ),
         (
             lambda s: ptx.wgmma.mma_async.sp(s.iacc, s.d, s.d, s.r, 0, dtype_a=b1),
-            "has no b1 form",
+            r"modifier '\.s32' is not valid for wgmma\.mma_async\.sp",
         ),
         (
             lambda s: ptx.wgmma.mma_async.sp(s.acc, s.d, s.d, s.r, 2, dtype_a=bf16),
-            "takes a sparsity selector 0..1, got 2",
+            r"operand 4 \(sp\-sel\) must be one of 0, 1, but got 2",
         ),
         (
             lambda s: ptx.wgmma.mma_async.sp(s.acc, s.d, s.d, s.r, 1, dtype_a=e4m3),
-            "takes a sparsity selector 0..0, got 1",
+            r"operand 4 \(sp\-sel\) must be one of 0, but got 1",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.sA, s.sB, k_block=4),
@@ -404,7 +416,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str) -> None:
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.sT, s.sB),
-            "wgmma with A tf32 takes B of tf32, got bf16",
+            r"modifier '\.bf16' is not valid for wgmma\.mma_async with",
         ),
         (
             lambda s: ptx.wgmma.mma_async(s.acc, s.plain, s.sB),

@@ -32,3 +32,12 @@ def test_all_names_exist() -> None:
     assert isinstance(pyptx.emu.__all__, list)
     missing = [name for name in pyptx.emu.__all__ if not hasattr(pyptx.emu, name)]
     assert missing == []
+
+
+def test_semantics_are_registered_under_the_isa_tables_names() -> None:
+    """The emulator is no second copy of the ISA: every semantics key is a spec name."""
+    from pyptx.emu._registry import SEMANTICS
+    from pyptx.ir.isa import SPECS
+
+    assert set(SEMANTICS) - set(SPECS) == set()
+    assert len(SEMANTICS) > 100

@@ -399,9 +399,15 @@ def test_modifier_groups_take_values_and_patterns() -> None:
 
 def test_syntax_lines_follow_the_isa_notation() -> None:
     assert SPECS["bar.sync"].syntax() == ("bar.sync a{, b}",)
-    assert SPECS["setp"].syntax() == ("setp.cmp{.bool}{.ftz}.type p, a, b{, c}",)
-    (ld, *_) = SPECS["ld"].syntax()
-    assert ld.startswith("ld{.mmio}{.sem}{.scope}{.ss}") and ld.endswith("d, [a]{, cache-policy}")
+    assert SPECS["setp"].syntax()[:2] == (
+        "setp.cmp{.bool}.type p, a, b{, c}",
+        "setp.cmp{.bool}{.ftz}.f32 p, a, b{, c}",
+    )
+    ld = SPECS["ld"].syntax()
+    assert ld[0] == "ld{.weak}{.ss}{.cop}{.vec}.type d, [a]"
+    assert "ld.sem.scope{.ss}{.vec}.type d, [a]" in ld
+    assert "ld.mmio.relaxed.sys{.global}.type d, [a]" in ld
+    assert any(line.endswith("d, [a]{, cache-policy}") for line in ld)
 
 
 def test_gates_combine() -> None:

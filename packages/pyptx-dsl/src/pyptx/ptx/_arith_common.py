@@ -1,62 +1,51 @@
-"""Argument checking shared by the scalar instruction families.
+"""Keyword translation shared by the scalar instruction families, and its table-driven core.
 
-The arith, convert, compare, logic, memory, warp and atomic wrappers all take the same kinds
-of arguments: a destination register, an instruction type (``ty=``, given or read off a
-register), string modifiers with PTX spellings (``rnd="rn"``, ``space="global"``), boolean
-flags (``ftz=True``) and addresses. The helpers here check each kind once, with the project's
-message grammar (what was expected, what was got, the fix), so every wrapper fails the same
-way at the user's line.
+What is legal is the ISA table's business (:mod:`pyptx.ir.isa`): every instruction a wrapper
+emits is checked against it at the user's line. A wrapper only turns Python into PTX: the
+instruction type comes from ``ty=`` or from the first register operand whose type the table
+lets the instruction take (:func:`infer_type`, :func:`table_types`); keyword flags and
+choices become modifiers in PTX order (:func:`spell`); :func:`typed` emits the result.
+Wrappers that differ only in opcode are made by :func:`unary`, :func:`binary` and
+:func:`ternary`, with docstrings assembled by :func:`doc` (:func:`documented` completes a
+hand-written wrapper's summary the same way). Errors raised here are the ones only Python
+has: an argument of the wrong Python type, or no register to take a type from. The argument
+checks the memory and atomic wrappers still call (:func:`resolve_type`, :func:`required`,
+...) live here too.
 """
 
 from __future__ import annotations
 
+import inspect
+import keyword
 import struct
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TypeAlias
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import cache
+from typing import Any, Protocol, TypeAlias, TypeVar
 
-from pyptx.ir import Immediate, PredPair, PtxType, TypeKind
+from pyptx.ir import Immediate, PredPair, PtxType, isa
 
 from ..dsl.errors import PtxDslError
-from ..dsl.operands import Addr, addr, to_operand
+from ..dsl.operands import Addr, addr, emit_inst, to_operand
 from ..dsl.regs import Reg, SpecialReg
 from ..dsl.shared import MbarrierArray, MbarrierRef, SharedAlloc, SharedSlice
 
 __all__ = [
-    "INT_TYPES",
-    "RND",
-    "FloatRule",
-    "T",
-    "TypeArg",
-    "address",
-    "check_takes",
-    "choice",
-    "dest",
-    "dest_pair",
-    "flag",
-    "float_mods",
-    "fmt_types",
-    "imm",
-    "is_float",
-    "pair_operand",
-    "predicate",
-    "required",
-    "resolve_type",
-]
+    "ISA_URL", "SPELLING", "T", "TypeArg", "address", "as_type", "binary", "choice", "dest",
+    "doc", "documented", "flag", "fmt_types", "imm", "infer_type", "named", "pair", "required",
+    "resolve_type", "spell", "table_types", "ternary", "typed", "unary",
+]  # fmt: skip
 
 TypeArg: TypeAlias = "PtxType | str | None"
 """What ``ty=`` accepts: a :class:`PtxType` (``pyptx.types.f32``), its spelling, or ``None``."""
 
-RND = ("rn", "rz", "rm", "rp")
-"""The IEEE rounding modifiers of floating-point arithmetic."""
-
 T = PtxType
 """Short alias used by the family tables (``T.F32``)."""
 
-INT_TYPES = (T.U16, T.U32, T.U64, T.S16, T.S32, T.S64)
-"""The integer types most integer arithmetic takes."""
+ISA_URL = "https://docs.nvidia.com/cuda/parallel-thread-execution/#"
+"""The PTX ISA page the wrappers' docstrings link into."""
 
 _BITS_BY_WIDTH = {16: T.B16, 32: T.B32, 64: T.B64, 128: T.B128, 8: T.B8}
+_F = TypeVar("_F", bound=Callable[..., object])
 
 
 def fmt_types(types: Iterable[PtxType]) -> str:
@@ -64,7 +53,12 @@ def fmt_types(types: Iterable[PtxType]) -> str:
     return ", ".join(t.ptx for t in types)
 
 
-def _as_type(op: str, kw: str, ty: object) -> PtxType:
+def as_type(op: str, kw: str, ty: object) -> PtxType:
+    """Read a ``ty=``-like argument: a :class:`PtxType` or its spelling.
+
+    Raises:
+        PtxDslError: ``ty`` is neither.
+    """
     if isinstance(ty, PtxType):
         return ty
     if isinstance(ty, str):
@@ -77,13 +71,18 @@ def _as_type(op: str, kw: str, ty: object) -> PtxType:
     )
 
 
-def _register_type(value: object) -> PtxType | None:
-    if isinstance(value, (Reg, SpecialReg)):
-        return value.type
-    return None
+@cache
+def table_types(name: str, *groups: str) -> tuple[PtxType, ...]:
+    """The types the ISA table lets slots ``groups`` (default ``"type"``) of ``name`` take."""
+    found: dict[PtxType, None] = {}
+    for form in isa.SPECS[name].forms:
+        for g in form.groups:
+            if g.name in (groups or ("type",)):
+                found.update(dict.fromkeys(t for v in g.values if (t := PtxType.from_name(v))))
+    return tuple(found)
 
 
-def resolve_type(
+def infer_type(
     op: str,
     ty: object,
     allowed: Collection[PtxType],
@@ -91,42 +90,30 @@ def resolve_type(
     kw: str = "ty",
     by_width: bool = False,
 ) -> PtxType:
-    """The instruction type: ``ty`` when given, else the type of the first register operand.
+    """The instruction type: ``ty`` as given, else the first register type in ``allowed``.
 
-    Args:
-        op: the mnemonic for messages (``"add"``).
-        ty: the user's ``ty=`` (``None`` to infer).
-        allowed: the types the instruction takes.
-        *infer_from: operands whose register type may stand for the instruction type.
-        kw: the keyword's name for messages (``"ty"``, ``"dtype"``).
-        by_width: when the register's own type is not allowed, use the bit type of its
-            width (``.b32`` for an ``f32`` register), for instructions that take bit types.
+    ``infer_from`` are the operands that may lend their type (a tuple's first element
+    counts); with ``by_width`` a register lends the bit type of its width (``.b32`` for an
+    ``f32`` register). Whether a given ``ty`` fits is the ISA table's to say.
 
     Raises:
-        PtxDslError: ``ty`` is not allowed, or it cannot be inferred.
+        PtxDslError: ``ty`` is not a type, or no register lends one.
     """
     if ty is not None:
-        found = _as_type(op, kw, ty)
-        if found not in allowed:
-            raise PtxDslError(
-                f"{op} expects {kw}= one of {fmt_types(allowed)}, but got {found.ptx}"
-            )
-        return found
+        return as_type(op, kw, ty)
     first: tuple[object, PtxType] | None = None
     for value in infer_from:
         if isinstance(value, (tuple, list)) and value:
             value = value[0]
-        rtype = _register_type(value)
+        rtype = value.type if isinstance(value, (Reg, SpecialReg)) else None
         if rtype is None:
             continue
         if rtype in allowed:
             return rtype
-        if by_width:
-            bits = _BITS_BY_WIDTH.get(rtype.bits)
-            if bits in allowed and rtype is not T.PRED:
-                return bits  # type: ignore[return-value]
-        if first is None:
-            first = (value, rtype)
+        bits = _BITS_BY_WIDTH.get(rtype.bits)
+        if by_width and bits in allowed and rtype is not T.PRED:
+            return bits  # type: ignore[return-value]
+        first = first or (value, rtype)
     if first is not None:
         name = getattr(first[0], "name", None) or getattr(
             getattr(first[0], "node", None), "name", "?"
@@ -139,6 +126,25 @@ def resolve_type(
         f"{op} needs {kw}= (one of {fmt_types(allowed)}) because no operand is a register "
         "to take the type from"
     )
+
+
+def resolve_type(
+    op: str,
+    ty: object,
+    allowed: Collection[PtxType],
+    *infer_from: object,
+    kw: str = "ty",
+    by_width: bool = False,
+) -> PtxType:
+    """:func:`infer_type`, and a given ``ty`` must also be one of ``allowed``.
+
+    Raises:
+        PtxDslError: ``ty`` is not allowed, or it cannot be inferred.
+    """
+    found = infer_type(op, ty, allowed, *infer_from, kw=kw, by_width=by_width)
+    if ty is not None and found not in allowed:
+        raise PtxDslError(f"{op} expects {kw}= one of {fmt_types(allowed)}, but got {found.ptx}")
+    return found
 
 
 def choice(op: str, kw: str, value: object, allowed: Sequence[str]) -> str | None:
@@ -177,24 +183,6 @@ def flag(op: str, kw: str, value: object) -> bool:
     raise PtxDslError(f"{op} expects {kw}= to be True or False, but got {value!r}")
 
 
-def check_takes(op: str, given: dict[str, object], takes: Collection[str]) -> None:
-    """Reject modifiers a form does not have.
-
-    Args:
-        op: the instruction as spelled so far, for messages (``"add.bf16"``).
-        given: keyword -> value; ``None`` and ``False`` count as "not given".
-        takes: the keywords this form accepts.
-
-    Raises:
-        PtxDslError: a modifier was given that the form does not take.
-    """
-    for kw, value in given.items():
-        if value is None or value is False or kw in takes:
-            continue
-        what = ", ".join(f"{k}=" for k in sorted(takes)) if takes else "none of them"
-        raise PtxDslError(f"{op} does not take {kw}={value!r}; the modifiers it takes are: {what}")
-
-
 def dest(op: str, d: object) -> Reg:
     """Check a destination operand: a register.
 
@@ -207,43 +195,6 @@ def dest(op: str, d: object) -> Reg:
         f"{op} expects a destination register first, but got {_describe(d)}; "
         "allocate one with reg.scalar(ty)"
     )
-
-
-def predicate(op: str, kw: str, p: object) -> Reg:
-    """Check an operand that must be a predicate register.
-
-    Raises:
-        PtxDslError: ``p`` is not a ``pred`` register.
-    """
-    if isinstance(p, Reg) and p.type is T.PRED:
-        return p
-    raise PtxDslError(
-        f"{op} expects {kw} to be a predicate register (reg.scalar(pred)), but got {_describe(p)}"
-    )
-
-
-def dest_pair(op: str, d: object, second: str = "p") -> tuple[object, Reg | None]:
-    """Split a destination that may be a ``(d, p)`` pair written ``d|p`` in PTX.
-
-    Returns:
-        ``(d, p)``, with ``p`` ``None`` for a plain destination.
-
-    Raises:
-        PtxDslError: a tuple that is not (register, predicate register).
-    """
-    if isinstance(d, (tuple, list)):
-        if len(d) != 2:
-            raise PtxDslError(
-                f"{op} expects a destination register or a (register, predicate) pair for "
-                f"d|{second}, but got a tuple of {len(d)}"
-            )
-        return d[0], predicate(op, f"the second element of the d|{second} pair", d[1])
-    return d, None
-
-
-def pair_operand(first: object, second: object) -> PredPair:
-    """The IR operand ``first|second``."""
-    return PredPair(to_operand(first), to_operand(second))
 
 
 def address(op: str, value: object) -> Addr:
@@ -284,50 +235,147 @@ SPELLING = {"nan": ("NaN",), "xorsign_abs": ("xorsign", "abs")}
 """Flag keywords whose PTX spelling differs from the keyword (``nan=True`` -> ``.NaN``)."""
 
 
-@dataclass(frozen=True)
-class FloatRule:
-    """What one floating-point form accepts.
+def spell(**mods: object) -> list[str]:
+    """The modifiers for keyword arguments, in the order given (the PTX order).
 
-    Attributes:
-        rnd: the rounding modifiers it takes (empty: none).
-        flags: the flag keywords it takes (``"ftz"``, ``"sat"``, ...).
-        rnd_required: whether a rounding modifier must be given.
+    ``ftz=True`` is ``.ftz`` (see :data:`SPELLING`), ``rnd="rn"`` is ``.rn``, a type is its
+    spelling, ``None`` and ``False`` are nothing; anything else is spelled as it is, for the
+    ISA table to judge.
     """
+    out: list[str] = []
+    for kw, value in mods.items():
+        if value is True:
+            out += SPELLING.get(kw, (kw,))
+        elif value is not None and value is not False:
+            out.append(value.value if isinstance(value, PtxType) else str(value))
+    return out
 
-    rnd: tuple[str, ...] = ()
-    flags: tuple[str, ...] = ()
-    rnd_required: bool = False
 
+def typed(
+    op: str, mods: Sequence[str], d: Reg, srcs: Sequence[object], ty: object, pred: object, *,
+    infer: Sequence[object] | None = None, tail: Sequence[str] = (), floats: bool = True,
+    by_width: bool = False,
+) -> Reg:  # fmt: skip
+    """Emit ``op.mods.type.tail d, srcs...`` (one instruction) and return ``d``.
 
-def float_mods(
-    op: str, ty: PtxType, rule: FloatRule, rnd: object, flags: dict[str, object]
-) -> list[str]:
-    """Check ``rnd`` and the flags against ``rule``; return ``[rnd, flag spellings...]``.
-
-    The flags are spelled in the order of ``flags`` (the PTX order, chosen by the caller).
-
-    Raises:
-        PtxDslError: a modifier the form does not take, or a missing rounding modifier.
+    The type is ``ty``, or that of the first register of ``infer`` (default ``d, *srcs``)
+    whose type the ISA table lets ``op`` take (see :func:`infer_type`); ``tail`` holds
+    modifiers after it (a second type); with ``floats``, Python floats among ``srcs`` are
+    spelled as immediates of the type (:func:`imm`).
     """
-    name = f"{op}.{ty.value}"
-    for kw, value in flags.items():
-        flag(op, kw, value)
-    takes = set(rule.flags) | ({"rnd"} if rule.rnd else set())
-    check_takes(name, {"rnd": rnd, **flags}, takes)
-    r = choice(name, "rnd", rnd, rule.rnd) if rule.rnd else None
-    if r is None and rule.rnd_required:
-        listed = ", ".join(repr(x) for x in rule.rnd)
-        raise PtxDslError(f"{name} needs a rounding modifier: pass rnd= one of {listed}")
-    mods = [r] if r else []
-    for kw, value in flags.items():
-        if value:
-            mods.extend(SPELLING.get(kw, (kw,)))
-    return mods
+    t = infer_type(
+        op, ty, table_types(op), *(d, *srcs) if infer is None else infer, by_width=by_width
+    )
+    ops = [imm(s, t) for s in srcs] if floats else srcs
+    emit_inst(op, [*mods, t.value, *tail], (d, *ops), pred)
+    return d
 
 
-def is_float(ty: PtxType) -> bool:
-    """Whether ``ty`` is a floating-point type (packed ones included)."""
-    return ty.kind is TypeKind.FLOAT
+class _Unary(Protocol):
+    def __call__(self, d: Reg, a: object, *, ty: TypeArg = None, pred: object = None) -> Reg: ...
+
+
+class _Binary(Protocol):
+    def __call__(
+        self, d: Reg, a: object, b: object, *, ty: TypeArg = None, pred: object = None
+    ) -> Reg: ...
+
+
+class _Ternary(Protocol):
+    def __call__(
+        self, d: Reg, a: object, b: object, c: object, *, ty: TypeArg = None, pred: object = None
+    ) -> Reg: ...
+
+
+def unary(
+    op: str,
+    text: str,
+    *,
+    mods: Sequence[str] = (),
+    pick: slice = slice(None),
+    by_width: bool = False,
+    floats: bool = False,
+) -> _Unary:
+    """``op.mods.type d, a``, typed by ``ty=`` or by the registers ``(d, a)[pick]``."""
+
+    def fn(d: Reg, a: object, *, ty: TypeArg = None, pred: object = None) -> Reg:
+        ops: tuple[object, ...] = (d, a)
+        infer = ops[pick]
+        return typed(op, mods, d, (a,), ty, pred, infer=infer, by_width=by_width, floats=floats)
+
+    return named(fn, op, text)
+
+
+def binary(
+    op: str, text: str, *, pick: slice = slice(None), by_width: bool = False, floats: bool = False
+) -> _Binary:
+    """``op.type d, a, b``, typed by ``ty=`` or by the registers ``(d, a, b)[pick]``."""
+
+    def fn(d: Reg, a: object, b: object, *, ty: TypeArg = None, pred: object = None) -> Reg:
+        ops: tuple[object, ...] = (d, a, b)
+        infer = ops[pick]
+        return typed(op, (), d, (a, b), ty, pred, infer=infer, by_width=by_width, floats=floats)
+
+    return named(fn, op, text)
+
+
+def ternary(op: str, text: str, *, pick: slice = slice(None)) -> _Ternary:
+    """``op.type d, a, b, c``, typed by ``ty=`` or by the registers ``(d, a, b, c)[pick]``."""
+
+    def fn(
+        d: Reg, a: object, b: object, c: object, *, ty: TypeArg = None, pred: object = None
+    ) -> Reg:
+        ops: tuple[object, ...] = (d, a, b, c)
+        return typed(op, (), d, (a, b, c), ty, pred, infer=ops[pick], floats=False)
+
+    return named(fn, op, text)
+
+
+def doc(
+    summary: str,
+    *args: str,
+    anchor: str | tuple[str, ...],
+    d: str = "destination register.",
+    pred: str = "optional guard predicate.",
+    example: str = "",
+    dest: str = "d",
+    returns: str = "",
+) -> str:
+    """A wrapper's Google-style docstring from its parts.
+
+    ``Args:`` lists the destination ``dest`` (described by ``d``), then ``args`` (``"a:
+    source."``, in signature order) and the guard ``pred``; then come ``Returns:`` (``dest``
+    unless ``returns`` says otherwise), the example and the PTX ISA section(s) ``anchor``.
+    """
+    lines = [summary, "", "Args:", f"    {dest}: {d}", *(f"    {a}" for a in args)]
+    lines += [f"    pred: {pred}", "", "Returns:", f"    {returns or f'``{dest}``.'}", ""]
+    lines += ["Example:", f"    {example}", ""] if example else []
+    links = (anchor,) if isinstance(anchor, str) else anchor
+    return "\n".join([*lines, "PTX ISA: " + "\nand ".join(ISA_URL + a for a in links)])
+
+
+def documented(*args: str, **parts: Any) -> Callable[[_F], _F]:
+    """Complete a wrapper's summary docstring with :func:`doc`'s ``Args:``, example and link."""
+
+    def apply(fn: _F) -> _F:
+        fn.__doc__ = doc(inspect.cleandoc(fn.__doc__ or ""), *args, **parts)
+        return fn
+
+    return apply
+
+
+def pair(d: object) -> object:
+    """A ``(d, p)`` destination as the PTX pair ``d|p``; anything else as it is."""
+    if isinstance(d, (tuple, list)) and len(d) == 2:
+        return PredPair(to_operand(d[0]), to_operand(d[1]))
+    return d
+
+
+def named(fn: _F, op: str, text: str) -> _F:
+    """Give a wrapper made by a factory the public name of ``op`` (``and_`` for ``and``)."""
+    fn.__name__ = fn.__qualname__ = op + "_" if keyword.iskeyword(op) else op
+    fn.__doc__ = text
+    return fn
 
 
 def _describe(value: object) -> str:

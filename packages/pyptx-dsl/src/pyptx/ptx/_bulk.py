@@ -8,97 +8,70 @@ Reached as ``ptx.cp.async_.bulk`` (the ``ptx.cp`` namespace is assembled in
 Operands: shared memory is a shared allocation, a stage (``sA[0]``), ``ptx.addr(...)`` or an
 address register; a barrier is ``smem.mbarrier(n)[i]`` or an address register; a tensor map is
 the 64-bit register from ``A.tma_desc()``; coordinates are ints or 32-bit registers.
+
+A ``cache_hint=`` (a 64-bit register from ``createpolicy``) adds ``.L2::cache_hint`` and its
+operand. Sizes, masks, offsets and operand widths are the ISA table's to judge.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
 from ._bulk_tensormap import tensormap
-from ._sync_operands import (
-    address,
-    cache_policy,
-    choice,
-    flag,
-    int_operand,
-    pick,
-    spell,
-    tensor_address,
-    vector16,
-)
+from ._memory import slot
+from ._sync_operands import address, choice, flag, integer, pick, spell, tensor_address, vector16
 
 __all__ = ["tensormap"]
 
 _COMPLETE_TX = "mbarrier::complete_tx::bytes"
-_LOAD_MODES = (None, "tile", "tile::gather4", "im2col", "im2col::w", "im2col::w::128")
-_STORE_MODES = (None, "tile", "tile::scatter4", "im2col_no_offs")
+_TENSOR = "cp.async.bulk.tensor"
+_Mods = list[str | None]
+_Pair = tuple[str, object]
 
 
-def _dim(name: str, coords: object, mode: str | None) -> int:
-    """The tensor rank: 2 for the gather4/scatter4 modes (five coordinates), else the count."""
-    if mode in ("tile::gather4", "tile::scatter4"):
-        return 2
-    if not isinstance(coords, (tuple, list)) or not 1 <= len(coords) <= 5:
-        raise PtxDslError(
-            f"{name} takes 1 to 5 tensor coordinates (ints or 32-bit registers) as a tuple, but "
-            f"got {spell(coords)}"
-        )
-    return len(coords)
+def _box(name: str, desc: object, coords: object, mode: str | None) -> tuple[str, object]:
+    """``(".Nd", [desc, {c0, ...}])``: rank 2 for gather4/scatter4 (five coordinates)."""
+    n = len(coords) if isinstance(coords, (tuple, list)) else 1
+    dim = 2 if mode in ("tile::gather4", "tile::scatter4") else n
+    return f"{dim}d", tensor_address(name, desc, coords)
 
 
-def _coords(name: str, desc: object, coords: object, dim: int, mode: str | None) -> object:
-    count = 5 if mode in ("tile::gather4", "tile::scatter4") else dim
-    return tensor_address(name, desc, coords, count)
-
-
-def _im2col(name: str, mode: str | None, dim: int, im2col: object) -> list[object]:
+def _im2col(name: str, im2col: object) -> list[object]:
     """The optional ``im2colInfo`` operand: offsets for im2col, (wHalo, wOffset) for im2col::w."""
-    if mode is None or not mode.startswith("im2col") or mode == "im2col_no_offs":
-        if im2col is not None:
-            raise PtxDslError(
-                f"{name} takes im2col= only with mode='im2col', 'im2col::w' or 'im2col::w::128', "
-                f"but the mode is {mode!r}"
-            )
-        return []
-    if dim < 3:
-        raise PtxDslError(f"{name} mode {mode!r} needs a 3d to 5d tensor, but got {dim}d")
-    if im2col is None:
-        what = f"a tuple of {dim - 2} 16-bit offsets" if mode == "im2col" else "(w_halo, w_offset)"
-        raise PtxDslError(f"{name} mode {mode!r} needs im2col= {what}, but got none")
-    count = dim - 2 if mode == "im2col" else 2
-    return [vector16(f"{name} im2col", im2col, count)]
+    count = len(im2col) if isinstance(im2col, (tuple, list)) else (1, 2, 3)
+    return [] if im2col is None else [vector16(f"{name} im2col", im2col, count)]
 
 
-def _cache(name: str, cache_hint: object, mods: list[str], ops: list[object]) -> None:
-    if cache_hint is not None:
-        mods.append("L2::cache_hint")
-        ops.append(cache_policy(f"{name} cache_hint", cache_hint))
+def _modes(name: str, mode: object, *where: tuple[str, str]) -> str | None:
+    return choice(f"{name} mode", mode, (None, *slot(name, "load_mode", *where)))
 
 
-def _mask16(name: str, value: object) -> object:
-    return int_operand(f"{name} ctaMask", value, bits=(16,), high=0xFFFF)
+def _emit(mods: _Mods, ops: list[object], hint: object, pred: object, *tail: _Pair) -> None:
+    """Emit ``cp`` with the set modifiers and operands, then ``.L2::cache_hint`` and ``tail``."""
+    for mod, op in (("L2::cache_hint", hint), *tail):
+        if op is not None:
+            mods.append(mod)
+            ops.append(op)
+    emit_inst("cp", [m for m in mods if m], [o for o in ops if o is not None], pred)
+
+
+def _int(name: str, what: str, value: object) -> object:
+    """An optional integer operand (``None`` stays out; the table judges width and range)."""
+    return None if value is None else integer(f"{name} {what}", value)
 
 
 class BulkTensor:
     """``ptx.cp.async_.bulk.tensor``: TMA tensor copies (call it to load; ``.store`` to store)."""
 
     def __call__(
-        self,
-        dst: object,
-        desc: object,
-        coords: Sequence[object],
-        mbar: object,
-        *,
-        dst_space: str = "shared::cluster",
-        mode: str | None = None,
-        im2col: Sequence[object] | None = None,
-        multicast: object = None,
-        cta_group: int | None = None,
-        cache_hint: object = None,
-        pred: object = None,
-    ) -> None:
+        self, dst: object, desc: object, coords: Sequence[object], mbar: object, *,
+        dst_space: str = "shared::cluster", mode: str | None = None,
+        im2col: Sequence[object] | None = None, multicast: object = None,
+        cta_group: int | None = None, cache_hint: object = None, pred: object = None,
+    ) -> None:  # fmt: skip
         """Load a box of a tensor from global memory into shared memory (one instruction).
 
         Emits::
@@ -124,32 +97,17 @@ class BulkTensor:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
         """
-        name = "cp.async.bulk.tensor"
-        ds = pick(f"{name} dst_space", dst_space, ("shared::cluster", "shared::cta"))
-        md = choice(f"{name} mode", mode, _LOAD_MODES)
-        dim = _dim(name, coords, md)
-        ops: list[object] = [
-            address(f"{name} destination", dst),
-            _coords(name, desc, coords, dim, md),
-            address(f"{name} mbarrier", mbar),
-            *_im2col(name, md, dim, im2col),
-        ]
-        mods = ["async", "bulk", "tensor", f"{dim}d", ds, "global"]
-        if md:
-            mods.append(md)
-        mods.append(_COMPLETE_TX)
-        if multicast is not None:
-            if ds != "shared::cluster":
-                raise PtxDslError(
-                    f"{name} multicast= needs dst_space='shared::cluster', but got {ds!r}"
-                )
-            mods.append("multicast::cluster")
-            ops.append(_mask16(name, multicast))
-        cg = choice(f"{name} cta_group", cta_group, (None, 1, 2))
-        if cg is not None:
-            mods.append(f"cta_group::{cg}")
-        _cache(name, cache_hint, mods, ops)
-        emit_inst("cp", mods, ops, pred)
+        ds = pick(f"{_TENSOR} dst_space", dst_space, slot(_TENSOR, "dst", ("src", "global")))
+        md = _modes(_TENSOR, mode, ("src", "global"))
+        dim, box = _box(_TENSOR, desc, coords, md)
+        groups = tuple(int(v.rpartition(":")[2]) for v in slot(_TENSOR, "cta_group"))
+        cg = choice(f"{_TENSOR} cta_group", cta_group, (None, *groups))
+        mask = _int(_TENSOR, "ctaMask", multicast)
+        mods: _Mods = ["async", "bulk", "tensor", dim, ds, "global", md, _COMPLETE_TX]
+        mods += ["multicast::cluster" if mask is not None else None]
+        mods += [None if cg is None else f"cta_group::{cg}"]
+        ops = [address(f"{_TENSOR} destination", dst), box, address(f"{_TENSOR} mbarrier", mbar)]
+        _emit(mods, [*ops, *_im2col(_TENSOR, im2col), mask], cache_hint, pred)
 
     def store(
         self,
@@ -168,33 +126,17 @@ class BulkTensor:
             cp.async.bulk.tensor.Nd.global.shared::cta{.mode}.bulk_group{.L2::cache_hint}
                 [desc, {c0, ...}], [src]{, policy};
 
-        Track completion with ``cp.async.bulk.commit_group`` / ``wait_group``.
-
-        Args:
-            desc: the tensor map register (``A.tma_desc()``).
-            coords: 1 to 5 box coordinates (5 for ``tile::scatter4``).
-            src: source in shared memory.
-            mode: ``None``, ``"tile"``, ``"tile::scatter4"`` or ``"im2col_no_offs"``.
-            cache_hint: a 64-bit L2 cache-policy register.
-            pred: optional guard predicate.
+        Track completion with ``cp.async.bulk.commit_group`` / ``wait_group``. ``src`` is the
+        source in shared memory; ``mode`` is ``None``, ``"tile"``, ``"tile::scatter4"`` (5
+        coordinates) or ``"im2col_no_offs"``; the other arguments are those of the load.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
         """
         name = "cp.async.bulk.tensor (store)"
-        md = choice(f"{name} mode", mode, _STORE_MODES)
-        dim = _dim(name, coords, md)
-        if md == "im2col_no_offs" and dim < 3:
-            raise PtxDslError(f"{name} mode 'im2col_no_offs' needs a 3d to 5d tensor, got {dim}d")
-        ops: list[object] = [
-            _coords(name, desc, coords, dim, md),
-            address(f"{name} source", src),
-        ]
-        mods = ["async", "bulk", "tensor", f"{dim}d", "global", "shared::cta"]
-        if md:
-            mods.append(md)
-        mods.append("bulk_group")
-        _cache(name, cache_hint, mods, ops)
-        emit_inst("cp", mods, ops, pred)
+        md = _modes(_TENSOR, mode, ("dst", "global"))
+        dim, box = _box(name, desc, coords, md)
+        mods = ["async", "bulk", "tensor", dim, "global", "shared::cta", md, "bulk_group"]
+        _emit(mods, [box, address(f"{name} source", src)], cache_hint, pred)
 
 
 class _TensorNd:
@@ -215,52 +157,23 @@ class _TensorNd:
         return coord
 
     def __call__(
-        self,
-        *,
-        dst: object,
-        src: object,
-        coord: Sequence[object],
-        mbar: object,
-        multicast_mask: object = None,
-        cta_group: int | None = None,
-        cache_hint: object = None,
-        dst_space: str = "shared::cluster",
-        mode: str | None = None,
-        im2col: Sequence[object] | None = None,
-        pred: object = None,
-    ) -> None:
+        self, *,
+        dst: object, src: object, coord: Sequence[object], mbar: object,
+        multicast_mask: object = None, cta_group: int | None = None, cache_hint: object = None,
+        dst_space: str = "shared::cluster", mode: str | None = None,
+        im2col: Sequence[object] | None = None, pred: object = None,
+    ) -> None:  # fmt: skip
         """The same load as ``ptx.cp.async_.bulk.tensor(dst, src, coord, mbar, ...)``.
 
         Emits ``cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes ...``.
-
-        Args:
-            dst: destination in shared memory.
-            src: the tensor map register (``A.tma_desc()``).
-            coord: exactly N coordinates.
-            mbar: the completion barrier.
-            multicast_mask: 16-bit CTA mask for ``.multicast::cluster``.
-            cta_group: ``1`` or ``2`` (sm_100a).
-            cache_hint: 64-bit L2 cache-policy register.
-            dst_space: ``"shared::cluster"`` or ``"shared::cta"``.
-            mode: load mode, as for ``ptx.cp.async_.bulk.tensor``.
-            im2col: im2col offsets, as for ``ptx.cp.async_.bulk.tensor``.
-            pred: optional guard predicate.
+        Arguments as for ``ptx.cp.async_.bulk.tensor``, with ``src`` its tensor map ``desc``,
+        ``coord`` exactly N coordinates and ``multicast_mask`` its ``multicast``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
         """
-        tensor(
-            dst,
-            src,
-            self._check(coord),
-            mbar,
-            dst_space=dst_space,
-            mode=mode,
-            im2col=im2col,
-            multicast=multicast_mask,
-            cta_group=cta_group,
-            cache_hint=cache_hint,
-            pred=pred,
-        )
+        opts: dict[str, Any] = dict(dst_space=dst_space, mode=mode, im2col=im2col, pred=pred)
+        opts.update(multicast=multicast_mask, cta_group=cta_group, cache_hint=cache_hint)
+        tensor(dst, src, self._check(coord), mbar, **opts)
 
     def store(
         self,
@@ -274,13 +187,8 @@ class _TensorNd:
     ) -> None:
         """``cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [dst, {coord}], [src];``.
 
-        Args:
-            dst: the tensor map register (``A.tma_desc()``).
-            src: source in shared memory.
-            coord: exactly N coordinates.
-            mode: store mode, as for ``ptx.cp.async_.bulk.tensor.store``.
-            cache_hint: 64-bit L2 cache-policy register.
-            pred: optional guard predicate.
+        Arguments as for ``ptx.cp.async_.bulk.tensor.store``, with ``dst`` its tensor map
+        ``desc`` and ``coord`` exactly N coordinates.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
         """
@@ -307,10 +215,8 @@ class BulkPrefetch:
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-prefetch
         """
         name = "cp.async.bulk.prefetch"
-        ops: list[object] = [address(f"{name} source", src, space="global"), _size(name, size)]
-        mods = ["async", "bulk", "prefetch", "L2", "global"]
-        _cache(name, cache_hint, mods, ops)
-        emit_inst("cp", mods, ops, pred)
+        ops = [address(f"{name} source", src, space="global"), _int(name, "size", size)]
+        _emit(["async", "bulk", "prefetch", "L2", "global"], ops, cache_hint, pred)
 
     def tensor(
         self,
@@ -325,42 +231,16 @@ class BulkPrefetch:
         """Prefetch a tensor box into L2.
 
         Emits ``cp.async.bulk.prefetch.tensor.Nd.L2.global{.mode}{.L2::cache_hint} [desc, {c0,
-        ...}]{, im2col}{, policy};``.
-
-        Args:
-            desc: the tensor map register (``A.tma_desc()``).
-            coords: 1 to 5 coordinates (5 for ``tile::gather4``).
-            mode: as for the tensor load.
-            im2col: im2col offsets or ``(w_halo, w_offset)``, as for the tensor load.
-            cache_hint: a 64-bit L2 cache-policy register.
-            pred: optional guard predicate.
+        ...}]{, im2col}{, policy};``. The arguments are those of the tensor load
+        (``ptx.cp.async_.bulk.tensor``).
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-prefetch-tensor
         """
         name = "cp.async.bulk.prefetch.tensor"
-        md = choice(f"{name} mode", mode, _LOAD_MODES)
-        dim = _dim(name, coords, md)
-        ops = [_coords(name, desc, coords, dim, md), *_im2col(name, md, dim, im2col)]
-        mods = ["async", "bulk", "prefetch", "tensor", f"{dim}d", "L2", "global"]
-        if md:
-            mods.append(md)
-        _cache(name, cache_hint, mods, ops)
-        emit_inst("cp", mods, ops, pred)
-
-
-def _size(name: str, size: object) -> object:
-    n = int_operand(f"{name} size", size, low=16, high=0xFFFFFFFF)
-    if isinstance(n, int) and n % 16:
-        raise PtxDslError(f"{name} size must be a multiple of 16 bytes, but got {n}")
-    return n
-
-
-_DIRECTIONS = {
-    ("shared::cta", "global"): "mbarrier",
-    ("shared::cluster", "global"): "mbarrier",
-    ("shared::cluster", "shared::cta"): "mbarrier",
-    ("global", "shared::cta"): "bulk_group",
-}
+        md = _modes(name, mode)
+        dim, box = _box(name, desc, coords, md)
+        mods = ["async", "bulk", "prefetch", "tensor", dim, "L2", "global", md]
+        _emit(mods, [box, *_im2col(name, im2col)], cache_hint, pred)
 
 
 class Bulk:
@@ -373,26 +253,16 @@ class Bulk:
     def __init__(self) -> None:
         self.tensor = tensor
         self.prefetch = BulkPrefetch()
-        self.tensor_1d = _TensorNd(1)
-        self.tensor_2d = _TensorNd(2)
-        self.tensor_3d = _TensorNd(3)
-        self.tensor_4d = _TensorNd(4)
-        self.tensor_5d = _TensorNd(5)
+        self.tensor_1d, self.tensor_2d, self.tensor_3d, self.tensor_4d, self.tensor_5d = (
+            _TensorNd(n) for n in range(1, 6)
+        )
 
     def __call__(
-        self,
-        dst: object,
-        src: object,
-        size: object,
-        *,
-        mbar: object = None,
-        dst_space: str = "shared::cluster",
-        src_space: str = "global",
-        multicast: object = None,
-        cache_hint: object = None,
-        byte_mask: object = None,
+        self, dst: object, src: object, size: object, *,
+        mbar: object = None, dst_space: str = "shared::cluster", src_space: str = "global",
+        multicast: object = None, cache_hint: object = None, byte_mask: object = None,
         pred: object = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """A contiguous bulk copy (one instruction).
 
         Into shared memory::
@@ -422,44 +292,19 @@ class Bulk:
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk
         """
         name = "cp.async.bulk"
-        ds = pick(f"{name} dst_space", dst_space, ("shared::cluster", "shared::cta", "global"))
-        ss = pick(f"{name} src_space", src_space, ("global", "shared::cta"))
-        kind = _DIRECTIONS.get((ds, ss))
-        if kind is None:
-            pairs = ", ".join(f"{s} -> {d}" for d, s in _DIRECTIONS)
-            raise PtxDslError(f"{name} copies {pairs}, but got {ss} -> {ds}")
-        ops: list[object] = [
+        ds = pick(f"{name} dst_space", dst_space, slot(name, "dst"))
+        ss = pick(f"{name} src_space", src_space, slot(name, "src"))
+        mask = _int(name, "ctaMask", multicast)
+        mods: _Mods = ["async", "bulk", ds, ss, slot(name, "completion", ("dst", ds))[0]]
+        mods.append("multicast::cluster" if mask is not None else None)
+        ops = [
             address(f"{name} destination", dst, space="global" if ds == "global" else "shared"),
             address(f"{name} source", src, space="global" if ss == "global" else "shared"),
-            _size(name, size),
+            _int(name, "size", size),
+            None if mbar is None else address(f"{name} mbarrier", mbar),
+            mask,
         ]
-        mods = ["async", "bulk", ds, ss]
-        if kind == "bulk_group":
-            if mbar is not None:
-                raise PtxDslError(
-                    f"{name} to global memory completes through bulk groups "
-                    "(cp.async.bulk.commit_group), not an mbarrier; leave mbar= out"
-                )
-            mods.append("bulk_group")
-        else:
-            if mbar is None:
-                raise PtxDslError(f"{name} into {ds} needs the completion barrier mbar=")
-            mods.append(_COMPLETE_TX)
-            ops.append(address(f"{name} mbarrier", mbar))
-        if multicast is not None:
-            if (ds, ss) != ("shared::cluster", "global"):
-                raise PtxDslError(f"{name} multicast= needs global -> shared::cluster")
-            mods.append("multicast::cluster")
-            ops.append(_mask16(name, multicast))
-        if cache_hint is not None and ss == "shared::cta" and ds != "global":
-            raise PtxDslError(f"{name} shared::cta -> shared::cluster takes no cache_hint=")
-        _cache(name, cache_hint, mods, ops)
-        if byte_mask is not None:
-            if kind != "bulk_group":
-                raise PtxDslError(f"{name} byte_mask= needs shared::cta -> global")
-            mods.append("cp_mask")
-            ops.append(int_operand(f"{name} byte_mask", byte_mask, bits=(16,), high=0xFFFF))
-        emit_inst("cp", mods, ops, pred)
+        _emit(mods, ops, cache_hint, pred, ("cp_mask", _int(name, "byte_mask", byte_mask)))
 
     def commit_group(self, *, pred: object = None) -> None:
         """``cp.async.bulk.commit_group;``: close the pending bulk-group copies into a group.
@@ -481,11 +326,9 @@ class Bulk:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-wait-group
         """
-        k = int_operand("cp.async.bulk.wait_group count", n, high=63, reg=False)
-        mods = ("async", "bulk", "wait_group") + (
-            ("read",) if flag("cp.async.bulk.wait_group read=", read) else ()
-        )
-        emit_inst("cp", mods, (k,), pred)
+        k = integer("cp.async.bulk.wait_group count", n, reg=False)
+        dot_read = ("read",) if flag("cp.async.bulk.wait_group read=", read) else ()
+        emit_inst("cp", ("async", "bulk", "wait_group", *dot_read), (k,), pred)
 
 
 bulk = Bulk()

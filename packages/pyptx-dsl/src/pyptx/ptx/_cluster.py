@@ -16,22 +16,22 @@ from pyptx.ir import PredPair, PtxType, Register, Sink
 from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg, _new
-from ._sync_operands import address, choice, dest, flag, int_operand, mask32, shared_value, spell
+from ._sync_operands import address, dest, flag, flags, integer, mask32, shared_value, words
 
 __all__ = [
-    "cluster",
-    "clusterlaunchcontrol",
-    "elect",
-    "getctarank",
-    "griddepcontrol",
-    "mapa",
+    "cluster", "clusterlaunchcontrol", "elect", "getctarank", "griddepcontrol", "mapa",
     "setmaxnreg",
-]
+]  # fmt: skip
 
 MULTI_INSTRUCTION: dict[str, str] = {
     "ptx.cluster.sync": "barrier.cluster.arrive[.aligned]; barrier.cluster.wait[.aligned]",
 }
 """The cluster helpers that emit more than one instruction, with exactly what they emit."""
+
+
+def _cluster_barrier(action: str, sem: str | None, aligned: bool, pred: object) -> None:
+    mods = words(sem) + flags(f"barrier.cluster.{action}", aligned=aligned)
+    emit_inst("barrier", ["cluster", action, *mods], (), pred)
 
 
 class BarrierCluster:
@@ -49,33 +49,17 @@ class BarrierCluster:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster
         """
-        mods = ["cluster", "arrive"]
-        s = choice("barrier.cluster.arrive sem", sem, (None, "release", "relaxed"))
-        if s:
-            mods.append(s)
-        if flag("barrier.cluster.arrive aligned=", aligned):
-            mods.append("aligned")
-        emit_inst("barrier", mods, (), pred)
+        _cluster_barrier("arrive", sem, aligned, pred)
 
     def wait(self, *, sem: str | None = None, aligned: bool = False, pred: object = None) -> None:
         """Wait until every thread of the cluster has arrived.
 
-        Emits ``barrier.cluster.wait{.acquire}{.aligned};``.
-
-        Args:
-            sem: ``None`` (PTX default: acquire) or ``"acquire"``.
-            aligned: emit ``.aligned``.
-            pred: optional guard predicate.
+        Emits ``barrier.cluster.wait{.acquire}{.aligned};``. ``sem`` is ``None`` (PTX default:
+        acquire) or ``"acquire"``; the other arguments are those of :meth:`arrive`.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-barrier-cluster
         """
-        mods = ["cluster", "wait"]
-        s = choice("barrier.cluster.wait sem", sem, (None, "acquire"))
-        if s:
-            mods.append(s)
-        if flag("barrier.cluster.wait aligned=", aligned):
-            mods.append("aligned")
-        emit_inst("barrier", mods, (), pred)
+        _cluster_barrier("wait", sem, aligned, pred)
 
 
 barrier_cluster = BarrierCluster()
@@ -100,18 +84,11 @@ cluster = _Cluster()
 """``ptx.cluster.arrive()`` / ``wait()`` (one instruction each) and ``sync()`` (two)."""
 
 
-def _addr_type(what: str, a: object, ty: PtxType | None) -> PtxType:
-    t = choice(f"{what} ty", ty, (None, PtxType.U32, PtxType.U64))
-    if t is not None:
-        if isinstance(a, Reg) and a.type.bits != t.bits:
-            raise PtxDslError(
-                f"{what} with ty={t.value} needs a {t.bits}-bit address, but got {a.name} of "
-                f"type {a.type.ptx}"
-            )
-        return t
-    if isinstance(a, Reg):
-        return PtxType.U64 if a.type.bits == 64 else PtxType.U32
-    return PtxType.U32
+def _addr_type(a: object, ty: object) -> str:
+    """``ty`` as spelled, else the address register's width (``u32`` for a symbol)."""
+    if ty is not None:
+        return ty.value if isinstance(ty, PtxType) else str(ty)
+    return "u64" if isinstance(a, Reg) and a.type.bits == 64 else "u32"
 
 
 def mapa(
@@ -140,17 +117,14 @@ def mapa(
 
     See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-mapa
     """
-    sp = choice("mapa space", space, (None, "shared::cluster"))
-    a = shared_value("mapa address", addr)
-    t = _addr_type("mapa", a, ty)
-    if sp is None and not isinstance(a, Reg):
+    a, t = shared_value("mapa address", addr), _addr_type(addr, ty)
+    if space is None and a is not addr:  # a shared allocation became its symbol
         raise PtxDslError(
             "mapa without a state space takes a generic address register, but got a shared "
             "symbol; pass space='shared::cluster'"
         )
-    r = int_operand("mapa rank", rank)
-    out = dest("mapa", dst, t)
-    emit_inst("mapa", ([sp] if sp else []) + [t.value], (out, a, r), pred)
+    out = dest(dst, PtxType.from_name(t) or PtxType.U32)
+    emit_inst("mapa", [*words(space), t], (out, a, integer("mapa rank", rank)), pred)
     return out
 
 
@@ -164,23 +138,17 @@ def getctarank(
 ) -> Reg:
     """``getctarank{.space}.type d, addr;``: the rank of the CTA that owns a shared address.
 
-    Args:
-        addr: a shared allocation, stage, mbarrier reference or an address register.
-        space: ``"shared::cluster"`` or ``None`` (generic address).
-        ty: the address type, ``u32`` or ``u64`` (default: the register's width).
-        dst: a 32-bit register to write instead of a fresh ``u32`` one.
-        pred: optional guard predicate.
+    ``addr``, ``space`` and ``ty`` (the address type) are as for :func:`mapa`; ``dst`` is a
+    32-bit register to write instead of a fresh ``u32`` one.
 
     Returns:
         The ``u32`` rank.
 
     See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-getctarank
     """
-    sp = choice("getctarank space", space, (None, "shared::cluster"))
     a = shared_value("getctarank address", addr)
-    t = _addr_type("getctarank", a, ty)
-    out = dest("getctarank", dst, PtxType.U32)
-    emit_inst("getctarank", ([sp] if sp else []) + [t.value], (out, a), pred)
+    out = dest(dst, PtxType.U32)
+    emit_inst("getctarank", [*words(space), _addr_type(a, ty)], (out, a), pred)
     return out
 
 
@@ -226,15 +194,6 @@ elect = _Elect()
 """``ptx.elect.sync()`` -> predicate; ``ptx.elect.sync(lane=True)`` -> (lane, predicate)."""
 
 
-def _response(what: str, value: object) -> Reg:
-    if isinstance(value, Reg) and value.type.bits == 128 and value.type is not PtxType.PRED:
-        return value
-    raise PtxDslError(
-        f"{what} takes the 16-byte try_cancel response as a b128 register (load it with "
-        f"ld.shared.b128), but got {spell(value)}"
-    )
-
-
 class _QueryCancel:
     """``ptx.clusterlaunchcontrol.query_cancel``: decode a ``try_cancel`` response."""
 
@@ -251,15 +210,9 @@ class _QueryCancel:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-clusterlaunchcontrol-query-cancel
         """
-        name = "clusterlaunchcontrol.query_cancel.is_canceled"
-        resp = _response(name, response)
-        out = dest(name, dst, PtxType.PRED)
-        emit_inst(
-            "clusterlaunchcontrol",
-            ("query_cancel", "is_canceled", "pred", "b128"),
-            (out, resp),
-            pred,
-        )
+        out = dest(dst, PtxType.PRED)
+        mods = ("query_cancel", "is_canceled", "pred", "b128")
+        emit_inst("clusterlaunchcontrol", mods, (out, response), pred)
         return out
 
     @overload
@@ -289,18 +242,12 @@ class _QueryCancel:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-clusterlaunchcontrol-query-cancel
         """
-        name = "clusterlaunchcontrol.query_cancel.get_first_ctaid"
-        resp = _response(name, response)
-        d = choice(f"{name} dim", dim, (None, "x", "y", "z"))
-        if d is not None:
-            out = _new(PtxType.U32)
-            mods = ("query_cancel", f"get_first_ctaid::{d}", "b32", "b128")
-            emit_inst("clusterlaunchcontrol", mods, (out, resp), pred)
-            return out
-        x, y, z = (_new(PtxType.U32) for _ in range(3))
-        mods4 = ("query_cancel", "get_first_ctaid", "v4", "b32", "b128")
-        emit_inst("clusterlaunchcontrol", mods4, ((x, y, z, None), resp), pred)
-        return x, y, z
+        r = [_new(PtxType.U32) for _ in range(3 if dim is None else 1)]
+        mods = ("get_first_ctaid", "v4") if dim is None else (f"get_first_ctaid::{dim}",)
+        out = (*r, None) if dim is None else r[0]
+        mods = ("query_cancel", *mods, "b32", "b128")
+        emit_inst("clusterlaunchcontrol", mods, (out, response), pred)
+        return r[0] if dim is not None else (r[0], r[1], r[2])
 
 
 class _ClusterLaunchControl:
@@ -334,17 +281,14 @@ class _ClusterLaunchControl:
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-clusterlaunchcontrol-try-cancel
         """
         name = "clusterlaunchcontrol.try_cancel"
-        sp = choice(f"{name} space", space, (None, "shared::cta"))
-        kind = "shared" if sp else "generic"
+        kind = "generic" if space is None else "shared"
         ops = (
             address(f"{name} result", result, space=kind),
             address(f"{name} mbarrier", mbar, space=kind),
         )
-        mods = ["try_cancel", "async"] + ([sp] if sp else []) + ["mbarrier::complete_tx::bytes"]
-        if flag(f"{name} multicast=", multicast):
-            mods.append("multicast::cluster::all")
-        mods.append("b128")
-        emit_inst("clusterlaunchcontrol", mods, ops, pred)
+        cast = ["multicast::cluster::all"] if flag(f"{name} multicast=", multicast) else []
+        mods = ["try_cancel", "async", *words(space), "mbarrier::complete_tx::bytes", *cast]
+        emit_inst("clusterlaunchcontrol", [*mods, "b128"], ops, pred)
 
 
 clusterlaunchcontrol = _ClusterLaunchControl()
@@ -379,11 +323,7 @@ class _SetMaxNReg:
     """``ptx.setmaxnreg``: change the warp's per-thread register budget (sm_90a, sm_100a...)."""
 
     def _emit(self, action: str, count: object, pred: object) -> None:
-        name = f"setmaxnreg.{action}"
-        n = int_operand(f"{name} register count", count, low=24, high=256, reg=False)
-        assert isinstance(n, int)
-        if n % 8:
-            raise PtxDslError(f"{name} register count must be a multiple of 8, but got {n}")
+        n = integer(f"setmaxnreg.{action} register count", count, reg=False)
         emit_inst("setmaxnreg", (action, "sync", "aligned", "u32"), (n,), pred)
 
     def inc(self, count: int, *, pred: object = None) -> None:

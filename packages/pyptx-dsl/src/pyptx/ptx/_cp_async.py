@@ -3,42 +3,28 @@
 ``ptx.cp.async_.ca`` / ``.cg`` (global to shared, 4/8/16 bytes), ``.commit_group``,
 ``.wait_group``, ``.wait_all``, ``.mbarrier.arrive``; the bulk (TMA) copies of
 :mod:`pyptx.ptx._bulk` hang off the same namespace as ``ptx.cp.async_.bulk`` and
-``ptx.cp.reduce.async_.bulk``. Every call emits exactly one instruction.
+``ptx.cp.reduce.async_.bulk``. Every call emits exactly one instruction and takes ``pred=``,
+an optional guard predicate.
 """
 
 from __future__ import annotations
 
-from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
 from ._bulk import Bulk, bulk
 from ._bulk_reduce import reduce_async
-from ._sync_operands import (
-    address,
-    cache_policy,
-    choice,
-    flag,
-    int_operand,
-    pick,
-    predicate,
-    spell,
-)
+from ._memory import slot
+from ._sync_operands import address, choice, flag, integer, pick, predicate
 
 __all__ = ["cp"]
 
-_SPACES = ("shared", "shared::cta")
-_PREFETCH = (None, "64B", "128B", "256B")
+_Opts = tuple[object, object, object, object, object, object]
 
 
 class _CpAsyncMbarrier:
     """``ptx.cp.async_.mbarrier``: hand the completion of prior ``cp.async`` to an mbarrier."""
 
     def arrive(
-        self,
-        bar: object,
-        *,
-        noinc: bool = False,
-        space: str | None = "shared",
-        pred: object = None,
+        self, bar: object, *, noinc: bool = False, space: str | None = "shared", pred: object = None
     ) -> None:
         """Arrive on ``bar`` once all prior ``cp.async`` of this thread complete.
 
@@ -54,15 +40,10 @@ class _CpAsyncMbarrier:
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-mbarrier-arrive
         """
         name = "cp.async.mbarrier.arrive"
-        sp = choice(f"{name} space", space, ("shared", "shared::cta", None))
+        sp = choice(f"{name} space", space, (*slot(name, "space"), None))
         b = address(f"{name} barrier", bar, space="generic" if sp is None else "shared")
-        mods = ["async", "mbarrier", "arrive"]
-        if flag(f"{name} noinc=", noinc):
-            mods.append("noinc")
-        if sp:
-            mods.append(sp)
-        mods.append("b64")
-        emit_inst("cp", mods, (b,), pred)
+        mods = ["async", "mbarrier", "arrive", "noinc" if flag(f"{name} noinc=", noinc) else None]
+        emit_inst("cp", [m for m in (*mods, sp, "b64") if m], (b,), pred)
 
 
 class CpAsync:
@@ -74,61 +55,30 @@ class CpAsync:
         self.bulk = bulk
         self.mbarrier = _CpAsyncMbarrier()
 
-    def _copy(
-        self,
-        cache: str,
-        dst: object,
-        src: object,
-        size: object,
-        src_size: object,
-        ignore_src: object,
-        cache_hint: object,
-        prefetch: object,
-        space: object,
-        pred: object,
-    ) -> None:
+    def _copy(self, cache: str, dst: object, src: object, size: object, opts: _Opts) -> None:
+        """Emit ``cp.async.<cache>``; ``opts`` are the keywords of :meth:`ca`, in order."""
+        src_size, ignore_src, cache_hint, prefetch, space, pred = opts
         name = f"cp.async.{cache}"
-        sizes = (16,) if cache == "cg" else (4, 8, 16)
-        if size not in sizes or isinstance(size, bool):
-            allowed = "16" if cache == "cg" else "4, 8 or 16"
-            fix = "; use cp.async.ca for 4 or 8 bytes" if cache == "cg" else ""
-            raise PtxDslError(f"{name} copies {allowed} bytes, but got size={spell(size)}{fix}")
-        sp = pick(f"{name} space", space, _SPACES)
-        pf = choice(f"{name} prefetch", prefetch, _PREFETCH)
-        ops: list[object] = [
-            address(f"{name} destination", dst),
-            address(f"{name} source", src, space="global"),
-            size,
-        ]
-        if src_size is not None and ignore_src is not None:
-            raise PtxDslError(f"{name} takes src_size= or ignore_src=, not both")
-        if src_size is not None:
-            assert isinstance(size, int)
-            ops.append(int_operand(f"{name} src_size", src_size, high=size))
+        sp = pick(f"{name} space", space, slot("cp.async", "dst"))
+        sizes_l2 = tuple(v.removeprefix("L2::") for v in slot("cp.async", "prefetch_size"))
+        pf = choice(f"{name} prefetch", prefetch, (None, *sizes_l2))
+        ops: list[object] = [address(f"{name} destination", dst)]
+        ops += [address(f"{name} source", src, space="global"), integer(f"{name} size", size)]
+        if src_size is not None:  # at most ``size`` bytes: a rule between two operands
+            high = size if isinstance(size, int) else None
+            ops.append(integer(f"{name} src_size", src_size, low=0, high=high))
         if ignore_src is not None:
             ops.append(predicate(f"{name} ignore_src", ignore_src))
-        mods = ["async", cache, sp, "global"]
-        if cache_hint is not None:
-            mods.append("L2::cache_hint")
-        if pf:
-            mods.append(f"L2::{pf}")
-        if cache_hint is not None:
-            ops.append(cache_policy(f"{name} cache_hint", cache_hint))
+        hint = "L2::cache_hint" if cache_hint is not None else None
+        ops += [] if cache_hint is None else [cache_hint]
+        mods = [m for m in ("async", cache, sp, "global", hint, pf and f"L2::{pf}") if m]
         emit_inst("cp", mods, ops, pred)
 
     def ca(
-        self,
-        dst: object,
-        src: object,
-        size: int,
-        *,
-        src_size: object = None,
-        ignore_src: object = None,
-        cache_hint: object = None,
-        prefetch: str | None = None,
-        space: str = "shared",
-        pred: object = None,
-    ) -> None:
+        self, dst: object, src: object, size: int, *,
+        src_size: object = None, ignore_src: object = None, cache_hint: object = None,
+        prefetch: str | None = None, space: str = "shared", pred: object = None,
+    ) -> None:  # fmt: skip
         """Copy 4, 8 or 16 bytes from global to shared memory, caching at all levels (sm_80).
 
         Emits ``cp.async.ca.space.global{.L2::cache_hint}{.L2::NB} [dst], [src], size{, src_size | ,
@@ -147,21 +97,13 @@ class CpAsync:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async
         """
-        self._copy("ca", dst, src, size, src_size, ignore_src, cache_hint, prefetch, space, pred)
+        self._copy("ca", dst, src, size, (src_size, ignore_src, cache_hint, prefetch, space, pred))
 
     def cg(
-        self,
-        dst: object,
-        src: object,
-        size: int = 16,
-        *,
-        src_size: object = None,
-        ignore_src: object = None,
-        cache_hint: object = None,
-        prefetch: str | None = None,
-        space: str = "shared",
-        pred: object = None,
-    ) -> None:
+        self, dst: object, src: object, size: int = 16, *,
+        src_size: object = None, ignore_src: object = None, cache_hint: object = None,
+        prefetch: str | None = None, space: str = "shared", pred: object = None,
+    ) -> None:  # fmt: skip
         """Copy 16 bytes from global to shared memory, caching in L2 only (sm_80).
 
         Emits ``cp.async.cg.space.global{.L2::cache_hint}{.L2::NB} [dst], [src], 16{, src_size
@@ -169,7 +111,7 @@ class CpAsync:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async
         """
-        self._copy("cg", dst, src, size, src_size, ignore_src, cache_hint, prefetch, space, pred)
+        self._copy("cg", dst, src, size, (src_size, ignore_src, cache_hint, prefetch, space, pred))
 
     def commit_group(self, *, pred: object = None) -> None:
         """``cp.async.commit_group;``: close this thread's pending ``cp.async`` into a group.
@@ -181,13 +123,11 @@ class CpAsync:
     def wait_group(self, n: int, *, pred: object = None) -> None:
         """``cp.async.wait_group n;``: wait until at most ``n`` of the newest groups are pending.
 
-        Args:
-            n: a Python int (an immediate in PTX).
-            pred: optional guard predicate.
+        ``n`` is a Python int (an immediate in PTX).
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-wait-group
         """
-        k = int_operand("cp.async.wait_group count", n, high=63, reg=False)
+        k = integer("cp.async.wait_group count", n, reg=False)
         emit_inst("cp", ("async", "wait_group"), (k,), pred)
 
     def wait_all(self, *, pred: object = None) -> None:
@@ -201,16 +141,13 @@ class CpAsync:
 class _CpReduce:
     """``ptx.cp.reduce``: reaches ``ptx.cp.reduce.async_.bulk.tensor``."""
 
-    def __init__(self) -> None:
-        self.async_ = reduce_async
+    async_ = reduce_async
 
 
 class Cp:
     """``ptx.cp``: ``ptx.cp.async_`` and ``ptx.cp.reduce``."""
 
-    def __init__(self) -> None:
-        self.async_ = CpAsync()
-        self.reduce = _CpReduce()
+    async_, reduce = CpAsync(), _CpReduce()
 
 
 cp = Cp()

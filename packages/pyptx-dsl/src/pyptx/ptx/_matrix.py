@@ -1,14 +1,14 @@
 """PTX instruction family: warp-level matrix moves ``ldmatrix``, ``stmatrix``, ``movmatrix``.
 
-Each wrapper emits one ``.sync.aligned`` instruction; the register count is checked against
-the shape and ``.num`` (:data:`LDMATRIX_SHAPES`, :data:`STMATRIX_SHAPES`). See
+Each wrapper emits one ``.sync.aligned`` instruction. The shapes, types, ``.num`` counts,
+``.trans`` rules and register counts are the ISA table's (``pyptx.ir.isa``); a wrapper only
+spells the keywords as modifiers, and infers ``.num`` from the register count. See
 https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-ldmatrix
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pyptx.ir import PtxType
 
@@ -19,75 +19,19 @@ from ..dsl.shared import MbarrierArray, MbarrierRef, SharedAlloc, SharedSlice
 
 __all__ = ["ldmatrix", "movmatrix", "stmatrix"]
 
-
-@dataclass(frozen=True)
-class MatrixShape:
-    """One ``ldmatrix``/``stmatrix`` shape.
-
-    Attributes:
-        shape: the ``.shape`` qualifier.
-        types: the legal element types (``.type``, or ``(dst_fmt, src_fmt)`` pairs).
-        regs_per_matrix: 32-bit registers each matrix takes per thread.
-        nums: the legal ``.num`` counts.
-        trans: ``"optional"``, ``"required"`` or ``"forbidden"``.
-    """
-
-    shape: str
-    types: tuple[str, ...]
-    regs_per_matrix: int
-    nums: tuple[int, ...]
-    trans: str
+_REGS_PER_MATRIX = {"m16n16": 2}
+"""32-bit registers per matrix and thread where not one (to infer ``.num`` from a count)."""
 
 
-LDMATRIX_SHAPES: dict[str, MatrixShape] = {
-    "m8n8": MatrixShape("m8n8", ("b16",), 1, (1, 2, 4), "optional"),
-    "m16n16": MatrixShape(
-        "m16n16", ("b8", "b8x16.b6x16_p32", "b8x16.b4x16_p64"), 2, (1, 2), "required"
-    ),
-    "m8n16": MatrixShape(
-        "m8n16", ("b8x16.b6x16_p32", "b8x16.b4x16_p64"), 1, (1, 2, 4), "forbidden"
-    ),
-}
-"""``ldmatrix`` shapes (m16n16/m8n16 are sm_100a/sm_120a)."""
-
-STMATRIX_SHAPES: dict[str, MatrixShape] = {
-    "m8n8": MatrixShape("m8n8", ("b16",), 1, (1, 2, 4), "optional"),
-    "m16n8": MatrixShape("m16n8", ("b8",), 1, (1, 2, 4), "required"),
-}
-"""``stmatrix`` shapes (m8n8 is sm_90+, m16n8 sm_100a/sm_120a)."""
-
-_SPACES = ("shared", "shared::cta", None)
+def _regs(value: object) -> tuple[object, ...]:
+    return tuple(value) if isinstance(value, Sequence) and not isinstance(value, str) else (value,)
 
 
-def _num(num: object) -> int | None:
-    if num is None:
-        return None
-    if isinstance(num, str) and num.lstrip(".").startswith("x") and num.lstrip(".")[1:].isdigit():
-        return int(num.lstrip(".")[1:])
-    if isinstance(num, int) and not isinstance(num, bool):
-        return num
-    raise PtxDslError(f"num must be 1, 2, 4 or 'x1', 'x2', 'x4', got {num!r}")
-
-
-def _type_name(ty: object, src_fmt: str | None) -> str:
+def _type_name(ty: object, src_fmt: str | None = None) -> list[str]:
     name = ty.value if isinstance(ty, PtxType) else ty
     if not isinstance(name, str):
         raise PtxDslError(f"ty must be a PTX type such as b16, got {ty!r}")
-    name = name.lstrip(".")
-    return f"{name}.{src_fmt.lstrip('.')}" if src_fmt else name
-
-
-def _regs(value: object, what: str) -> tuple[Reg, ...]:
-    if isinstance(value, Reg):
-        regs: tuple[object, ...] = (value,)
-    elif isinstance(value, Sequence) and not isinstance(value, str):
-        regs = tuple(value)
-    else:
-        raise PtxDslError(f"{what} takes a register or a list of registers, got {value!r}")
-    for r in regs:
-        if not isinstance(r, Reg) or r.type.bits != 32:
-            raise PtxDslError(f"{what} takes 32-bit registers, got {r!r}")
-    return regs  # type: ignore[return-value]
+    return [name.lstrip("."), *([src_fmt.lstrip(".")] if src_fmt else [])]
 
 
 def _address(where: object, what: str) -> Addr:
@@ -103,63 +47,24 @@ def _address(where: object, what: str) -> Addr:
     )
 
 
-def _check(
-    op: str,
-    table: dict[str, MatrixShape],
-    shape: str,
-    num: object,
-    trans: bool,
-    type_name: str,
-    space: str | None,
-    regs: tuple[Reg, ...],
-    role: str,
+def _modifiers(
+    shape: str, num: object, count: int, trans: bool, space: str | None, types: list[str]
 ) -> list[str]:
-    spec = table.get(shape)
-    if spec is None:
-        raise PtxDslError(f"{op} shape must be one of {', '.join(table)}, got {shape!r}")
-    if type_name not in spec.types:
-        raise PtxDslError(f"{op}.{shape} takes ty {' or '.join(spec.types)}, got {type_name!r}")
-    if spec.trans == "required" and not trans:
-        raise PtxDslError(f"{op}.{shape} needs trans=True (.trans is mandatory for this shape)")
-    if spec.trans == "forbidden" and trans:
-        raise PtxDslError(f"{op}.{shape} has no .trans form; drop trans=True")
-    n = _num(num)
-    if n is None:
-        n, rem = divmod(len(regs), spec.regs_per_matrix)
-        if rem or n not in spec.nums:
-            legal = ", ".join(str(k * spec.regs_per_matrix) for k in spec.nums)
-            raise PtxDslError(f"{op}.{shape} takes {legal} {role} registers, but got {len(regs)}")
-    if n not in spec.nums:
-        legal = ", ".join(f"x{k}" for k in spec.nums)
-        raise PtxDslError(f"{op}.{shape} num must be {legal}, got x{n}")
-    want = n * spec.regs_per_matrix
-    if len(regs) != want:
-        raise PtxDslError(
-            f"{op}.{shape} .x{n} expects {want} {role} register{'s' if want > 1 else ''}, "
-            f"but got {len(regs)}"
-        )
-    if space not in _SPACES:
-        raise PtxDslError(f"space must be 'shared', 'shared::cta' or None (generic), got {space!r}")
-    mods = ["sync", "aligned", shape, f"x{n}"]
-    if trans:
-        mods.append("trans")
-    if space:
-        mods.append(space)
-    return [*mods, *type_name.split(".")]
+    """``sync.aligned.shape.xN[.trans][.space].types``; ``N`` from ``count`` when not given."""
+    if num is None:
+        num = count // _REGS_PER_MATRIX.get(shape, 1) or count
+    n = str(num).lstrip(".")
+    return [
+        "sync", "aligned", shape, n if n.startswith("x") else f"x{n}",
+        *(["trans"] if trans else []), *([space] if space else []), *types,
+    ]  # fmt: skip
 
 
 def ldmatrix(
-    dst: object,
-    src: object,
-    *,
-    num: object = None,
-    trans: bool = False,
-    shape: str = "m8n8",
-    ty: object = PtxType.B16,
-    src_fmt: str | None = None,
-    space: str | None = "shared",
-    pred: object = None,
-) -> tuple[Reg, ...]:
+    dst: object, src: object, *,
+    num: object = None, trans: bool = False, shape: str = "m8n8", ty: object = PtxType.B16,
+    src_fmt: str | None = None, space: str | None = "shared", pred: object = None,
+) -> tuple[Reg, ...]:  # fmt: skip
     """Warp-collective load of 8x8 (or 16x16 / 8x16) matrices from shared memory (one instruction).
 
     Emits ``[@pred] ldmatrix.sync.aligned.<shape>.x<num>[.trans][.<space>].<ty>[.<src_fmt>]
@@ -189,16 +94,13 @@ def ldmatrix(
         The destination registers.
 
     Raises:
-        PtxDslError: wrong register count ("ldmatrix.m8n8 .x4 expects 4 destination registers,
-            but got 2"), shape/type/trans mismatch.
+        PtxDslError: the ISA table's reason for a wrong register count ("... operand 0 (d)
+            expects a vector of 4 elements, but got 2") or a shape/type/trans mismatch.
     """
-    regs = _regs(dst, "ldmatrix destination")
-    mods = _check(
-        "ldmatrix", LDMATRIX_SHAPES, shape, num, trans, _type_name(ty, src_fmt), space, regs,
-        "destination",
-    )  # fmt: skip
+    regs = _regs(dst)
+    mods = _modifiers(shape, num, len(regs), trans, space, _type_name(ty, src_fmt))
     emit_inst("ldmatrix", mods, (regs, _address(src, "ldmatrix")), pred)
-    return regs
+    return regs  # type: ignore[return-value]
 
 
 def stmatrix(
@@ -233,13 +135,11 @@ def stmatrix(
         pred: optional guard predicate.
 
     Raises:
-        PtxDslError: wrong register count, shape/type/trans mismatch.
+        PtxDslError: the table's reason for a wrong register count or a shape/type/trans
+            mismatch.
     """
-    regs = _regs(src, "stmatrix source")
-    mods = _check(
-        "stmatrix", STMATRIX_SHAPES, shape, num, trans, _type_name(ty, None), space, regs,
-        "source",
-    )  # fmt: skip
+    regs = _regs(src)
+    mods = _modifiers(shape, num, len(regs), trans, space, _type_name(ty))
     emit_inst("stmatrix", mods, (_address(dst, "stmatrix"), regs), pred)
 
 
@@ -269,14 +169,8 @@ def movmatrix(
         The destination register.
 
     Raises:
-        PtxDslError: another shape or type, or non-32-bit registers.
+        PtxDslError: the table's reason for another shape or type, or non-32-bit registers.
     """
-    if shape != "m8n8":
-        raise PtxDslError(f"movmatrix shape is 'm8n8', got {shape!r}")
-    if _type_name(ty, None) != "b16":
-        raise PtxDslError(f"movmatrix type is b16, got {ty!r}")
     dst = _new(PtxType.B32) if d is None else d
-    _regs(dst, "movmatrix destination")
-    _regs(a, "movmatrix source")
-    emit_inst("movmatrix", ("sync", "aligned", "m8n8", "trans", "b16"), (dst, a), pred)
+    emit_inst("movmatrix", ("sync", "aligned", shape, "trans", *_type_name(ty)), (dst, a), pred)
     return dst

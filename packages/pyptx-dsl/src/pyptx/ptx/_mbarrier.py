@@ -8,18 +8,23 @@ shared memory, 64-bit for generic addresses).
 Modifier keywords use the PTX spellings: ``space`` is ``"shared"`` (the default, PTX 7.0),
 ``"shared::cta"`` (PTX 7.8), ``"shared::cluster"`` (a remote barrier, where allowed) or
 ``None`` (a generic address); ``sem`` and ``scope`` (``"cta"``/``"cluster"``) go together.
+``bar`` is the barrier, ``dst`` a register to write the result to instead of a fresh one (a
+``b64`` state, a ``pred``, a ``u32`` count) and ``pred`` an optional guard predicate. Counts,
+parities and hints are ints or 32-bit registers; the ISA table judges their values and
+which keyword combinations each instruction takes.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pyptx.ir import PtxType
 
 from ..dsl._trace import current
 from ..dsl.control import bra, label
-from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg
-from ._sync_operands import address, choice, dest, flag, int_operand, spell
+from ._sync_operands import address, dest, flag, integer, words
 
 __all__ = ["mbarrier"]
 
@@ -29,34 +34,22 @@ MULTI_INSTRUCTION: dict[str, str] = {
 }
 """The mbarrier helpers that emit more than one instruction, with exactly what they emit."""
 
-_LOCAL = ("shared", "shared::cta", None)
-_ANY = ("shared", "shared::cta", "shared::cluster", None)
-_MAX_COUNT = (1 << 20) - 1
+
+_Kw = dict[str, Any]
+"""The keywords of a call (its ``locals()``): ``bar``, ``space``, ``pred``, ``sem``, ..."""
 
 
-def _space(name: str, space: object, allowed: tuple[str | None, ...]) -> str | None:
-    return choice(f"{name} space", space, allowed)
+def _emit(op: str, out: list[object], kw: _Kw, rest: list[object]) -> None:
+    """Emit ``mbarrier.op{.sem}{.scope}{.space}.b64 out, [bar], rest``; the table judges it."""
+    space = kw["space"]
+    b = address(f"mbarrier.{op} barrier", kw["bar"], space="generic" if space is None else "shared")
+    mods = [*op.split("."), *words(kw.get("sem"), kw.get("scope"), space), "b64"]
+    emit_inst("mbarrier", mods, [*out, b, *rest], kw.get("pred"))
 
 
-def _bar(name: str, bar: object, space: str | None) -> object:
-    return address(f"{name} barrier", bar, space="generic" if space is None else "shared")
-
-
-def _sem_scope(name: str, sem: object, scope: object, sems: tuple[str, ...]) -> list[str]:
-    s = choice(f"{name} sem", sem, (None, *sems))
-    c = choice(f"{name} scope", scope, (None, "cta", "cluster"))
-    if (s is None) != (c is None):
-        given, missing = ("sem", "scope") if c is None else ("scope", "sem")
-        hint = "scope='cta' or scope='cluster'" if c is None else f"sem={sems[0]!r}"
-        raise PtxDslError(
-            f"{name} takes sem and scope together, but got {given} without {missing}; "
-            f"pass {hint} as well"
-        )
-    return [s, c] if s is not None and c is not None else []
-
-
-def _mods(op: list[str], sem_scope: list[str], space: str | None) -> list[str]:
-    return op + sem_scope + ([space] if space else []) + ["b64"]
+def _ints(op: str, **values: object) -> list[object]:
+    """The integer operands given (ints or integer registers; the table checks the values)."""
+    return [integer(f"mbarrier.{op} {k}", v) for k, v in values.items() if v is not None]
 
 
 class _ArriveFamily:
@@ -65,15 +58,13 @@ class _ArriveFamily:
     def __init__(self, op: str) -> None:
         self._op = op
 
-    def _state(self, name: str, space: str | None, dst: object) -> Reg | None:
-        if space == "shared::cluster":
-            if dst is not None:
-                raise PtxDslError(
-                    f"{name} on a shared::cluster barrier returns no state (it writes the sink "
-                    "_), but dst= was given; leave dst out"
-                )
-            return None
-        return dest(name, dst, PtxType.B64)
+    def _arrive(self, op: str, kw: _Kw, **n: object) -> Reg | None:
+        """Emit ``op`` with counts ``n``; the state is the sink ``_`` for another CTA's barrier."""
+        dst = kw["dst"]
+        sink = dst is None and kw["space"] == "shared::cluster" and not op.endswith("noComplete")
+        state = None if sink else dest(dst, PtxType.B64)
+        _emit(op, [state], kw, _ints(op, **n))
+        return state
 
     def __call__(
         self,
@@ -89,32 +80,16 @@ class _ArriveFamily:
         """Arrive on the barrier (``arrive``), or arrive and leave it (``arrive_drop``).
 
         Emits ``mbarrier.<op>{.sem.scope}{.space}.b64 state, [bar]{, count};``; ``arrive_drop``
-        also lowers the expected arrival count of later phases by ``count``.
-
-        Args:
-            bar: the barrier.
-            count: arrivals to signal (default 1; int or 32-bit register).
-            sem: ``"release"`` (PTX 8.0) or ``"relaxed"`` (PTX 8.6), together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"``, ``"shared::cluster"`` (a barrier of another
-                CTA: the state is the sink ``_``) or ``None`` (generic address).
-            dst: a 64-bit register to receive the state instead of a fresh ``b64`` one.
-            pred: optional guard predicate.
+        also lowers the expected arrival count of later phases by ``count`` (the arrivals to
+        signal, default 1). ``sem`` is ``"release"`` (PTX 8.0) or ``"relaxed"`` (PTX 8.6);
+        with ``space="shared::cluster"`` (a barrier of another CTA) the state is the sink ``_``.
 
         Returns:
             The ``b64`` state register, or ``None`` for ``space="shared::cluster"``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-arrive
         """
-        name = f"mbarrier.{self._op}"
-        sp = _space(name, space, _ANY)
-        ss = _sem_scope(name, sem, scope, ("release", "relaxed"))
-        ops: list[object] = [_bar(name, bar, sp)]
-        if count is not None:
-            ops.append(int_operand(f"{name} count", count, low=1, high=_MAX_COUNT))
-        state = self._state(name, sp, dst)
-        emit_inst("mbarrier", _mods([self._op], ss, sp), [state, *ops], pred)
-        return state
+        return self._arrive(self._op, locals(), count=count)
 
     def expect_tx(
         self,
@@ -129,31 +104,16 @@ class _ArriveFamily:
     ) -> Reg | None:
         """Expect ``tx_count`` more transaction bytes, then arrive (PTX 8.0, sm_90).
 
-        Emits ``mbarrier.<op>.expect_tx{.sem.scope}{.space}.b64 state, [bar], tx_count;``.
-
-        Args:
-            bar: the barrier.
-            tx_count: bytes the asynchronous copies will complete (int or 32-bit register).
-            sem: ``"release"`` or ``"relaxed"``, together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"``, ``"shared::cluster"`` (state is ``_``) or
-                ``None``.
-            dst: a 64-bit register for the state instead of a fresh one.
-            pred: optional guard predicate.
+        Emits ``mbarrier.<op>.expect_tx{.sem.scope}{.space}.b64 state, [bar], tx_count;``:
+        ``tx_count`` is the bytes the asynchronous copies will complete; the other arguments
+        are those of the plain arrive (``sem`` ``"release"`` or ``"relaxed"``).
 
         Returns:
             The ``b64`` state register, or ``None`` for ``space="shared::cluster"``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-arrive
         """
-        name = f"mbarrier.{self._op}.expect_tx"
-        sp = _space(name, space, _ANY)
-        ss = _sem_scope(name, sem, scope, ("release", "relaxed"))
-        b = _bar(name, bar, sp)
-        tx = int_operand(f"{name} tx_count", tx_count, high=_MAX_COUNT)
-        state = self._state(name, sp, dst)
-        emit_inst("mbarrier", _mods([self._op, "expect_tx"], ss, sp), (state, b, tx), pred)
-        return state
+        return self._arrive(f"{self._op}.expect_tx", locals(), tx_count=tx_count)
 
     def noComplete(
         self,
@@ -168,32 +128,17 @@ class _ArriveFamily:
     ) -> Reg:
         """Arrive without being allowed to complete the phase.
 
-        Emits ``mbarrier.<op>.noComplete{.release.cta}{.space}.b64 state, [bar], count;``.
-
-        Args:
-            bar: the barrier (in this CTA).
-            count: arrivals to signal (int or 32-bit register).
-            sem: ``None`` or ``"release"``, together with ``scope``.
-            scope: ``None`` or ``"cta"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"`` or ``None``.
-            dst: a 64-bit register for the state instead of a fresh one.
-            pred: optional guard predicate.
+        Emits ``mbarrier.<op>.noComplete{.release.cta}{.space}.b64 state, [bar], count;``: the
+        arguments are those of the plain arrive, with ``count`` required, the barrier in this
+        CTA (``space`` not ``"shared::cluster"``) and only ``sem="release"``, ``scope="cta"``.
 
         Returns:
             The ``b64`` state register.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-arrive
         """
-        name = f"mbarrier.{self._op}.noComplete"
-        sp = _space(name, space, _LOCAL)
-        ss = _sem_scope(name, sem, scope, ("release",))
-        if ss and ss[1] != "cta":
-            raise PtxDslError(f"{name} takes only scope 'cta', but got {ss[1]!r}")
-        b = _bar(name, bar, sp)
-        n = int_operand(f"{name} count", count, low=1, high=_MAX_COUNT)
-        state = self._state(name, sp, dst)
+        state = self._arrive(f"{self._op}.noComplete", locals(), count=count)
         assert state is not None
-        emit_inst("mbarrier", _mods([self._op, "noComplete"], ss, sp), (state, b, n), pred)
         return state
 
 
@@ -203,83 +148,36 @@ class _Wait:
     def __init__(self, op: str) -> None:
         self._op = op
 
-    def _emit(
-        self,
-        parity: bool,
-        bar: object,
-        token: object,
-        hint: object,
-        sem: object,
-        scope: object,
-        space: object,
-        dst: object,
-        pred: object,
-    ) -> Reg:
-        op = [self._op, "parity"] if parity else [self._op]
-        name = "mbarrier." + ".".join(op)
-        sp = _space(name, space, _LOCAL)
-        ss = _sem_scope(name, sem, scope, ("acquire", "relaxed"))
-        ops: list[object] = [_bar(name, bar, sp)]
-        if parity:
-            ops.append(int_operand(f"{name} phase parity", token, high=1))
-        elif isinstance(token, Reg) and token.type.bits == 64 and token.type is not PtxType.PRED:
-            ops.append(token)
-        else:
-            raise PtxDslError(
-                f"{name} takes the 64-bit state returned by mbarrier.arrive, but got "
-                f"{spell(token)}; to wait on a phase parity (0/1) use the .parity form"
-            )
-        if hint is not None:
-            ops.append(int_operand(f"{name} suspend time hint", hint, high=0xFFFFFFFF))
-        out = dest(name, dst, PtxType.PRED)
-        emit_inst("mbarrier", _mods(op, ss, sp), [out, *ops], pred)
+    def _wait(self, kw: _Kw) -> Reg:
+        """Emit the wait: ``state`` is the b64 state (the table checks it), ``phase`` a parity."""
+        parity = "phase" in kw or flag(f"mbarrier.{self._op} parity=", kw["parity"])
+        op, token = f"{self._op}.parity" if parity else self._op, kw.get("phase", kw.get("state"))
+        token = _ints(op, **{"phase parity": token})[0] if parity else token
+        hint = _ints(op, **{"suspend time hint": kw.get("suspend_time_hint")})
+        out = dest(kw["dst"], PtxType.PRED)
+        _emit(op, [out], kw, [token, *hint])
         return out
 
 
 class _TestWait(_Wait):
     def __call__(
-        self,
-        bar: object,
-        state: object,
-        *,
-        parity: bool = False,
-        sem: str | None = None,
-        scope: str | None = None,
-        space: str | None = "shared",
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
+        self, bar: object, state: object, *,
+        parity: bool = False, sem: str | None = None, scope: str | None = None,
+        space: str | None = "shared", dst: Reg | None = None, pred: object = None,
+    ) -> Reg:  # fmt: skip
         """Test (without waiting) whether the phase of ``state`` has completed.
 
-        Emits ``mbarrier.test_wait{.sem.scope}{.space}.b64 p, [bar], state;``.
-
-        Args:
-            bar: the barrier.
-            state: the ``b64`` state from ``mbarrier.arrive`` (a phase parity with
-                ``parity=True``).
-            parity: emit the ``.parity`` form (same as ``ptx.mbarrier.test_wait.parity``).
-            sem: ``"acquire"`` or ``"relaxed"`` (PTX 8.6), together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"`` or ``None``.
-            dst: a predicate register to write instead of a fresh one.
-            pred: optional guard predicate.
+        Emits ``mbarrier.test_wait{.sem.scope}{.space}.b64 p, [bar], state;``: ``state`` is the
+        ``b64`` state from ``mbarrier.arrive`` (a phase parity with ``parity=True``, the
+        ``.parity`` form, same as ``ptx.mbarrier.test_wait.parity``); ``sem`` is ``"acquire"``
+        or ``"relaxed"`` (PTX 8.6); ``space`` is ``"shared"``, ``"shared::cta"`` or ``None``.
 
         Returns:
             The ``pred`` register: true when the phase has completed.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-test-wait-try-wait
         """
-        return self._emit(
-            flag("mbarrier.test_wait parity=", parity),
-            bar,
-            state,
-            None,
-            sem,
-            scope,
-            space,
-            dst,
-            pred,
-        )
+        return self._wait(locals())
 
     def parity(
         self,
@@ -294,100 +192,53 @@ class _TestWait(_Wait):
     ) -> Reg:
         """``mbarrier.test_wait.parity{.sem.scope}{.space}.b64 p, [bar], phase;``.
 
-        Args:
-            bar: the barrier.
-            phase: phase parity 0 or 1 (int or 32-bit register).
-            sem: ``"acquire"`` or ``"relaxed"``, together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"`` or ``None``.
-            dst: a predicate register to write instead of a fresh one.
-            pred: optional guard predicate.
+        ``phase`` is the phase parity, 0 or 1; the other arguments are those of
+        ``ptx.mbarrier.test_wait``.
 
         Returns:
             The ``pred`` register: true when the phase with that parity has completed.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-test-wait-try-wait
         """
-        return self._emit(True, bar, phase, None, sem, scope, space, dst, pred)
+        return self._wait(locals())
 
 
 class _TryWait(_Wait):
     def __call__(
-        self,
-        bar: object,
-        state: object,
-        suspend_time_hint: object = None,
-        *,
-        parity: bool = False,
-        sem: str | None = None,
-        scope: str | None = None,
-        space: str | None = "shared",
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
+        self, bar: object, state: object, suspend_time_hint: object = None, *,
+        parity: bool = False, sem: str | None = None, scope: str | None = None,
+        space: str | None = "shared", dst: Reg | None = None, pred: object = None,
+    ) -> Reg:  # fmt: skip
         """Wait a bounded, system-chosen time for the phase of ``state`` to complete.
 
         Emits ``mbarrier.try_wait{.sem.scope}{.space}.b64 p, [bar], state{, hint};``.
-
-        Args:
-            bar: the barrier.
-            state: the ``b64`` state from ``mbarrier.arrive`` (a phase parity with
-                ``parity=True``).
-            suspend_time_hint: optional time limit in nanoseconds (int or 32-bit register).
-            parity: emit the ``.parity`` form (same as ``ptx.mbarrier.try_wait.parity``).
-            sem: ``"acquire"`` or ``"relaxed"`` (PTX 8.6), together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"`` or ``None``.
-            dst: a predicate register to write instead of a fresh one.
-            pred: optional guard predicate.
+        ``suspend_time_hint`` is an optional time limit in nanoseconds (int or 32-bit
+        register); ``parity=True`` is ``ptx.mbarrier.try_wait.parity``; the other arguments
+        are those of ``ptx.mbarrier.test_wait``.
 
         Returns:
             The ``pred`` register: true when the phase completed in time.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-test-wait-try-wait
         """
-        return self._emit(
-            flag("mbarrier.try_wait parity=", parity),
-            bar,
-            state,
-            suspend_time_hint,
-            sem,
-            scope,
-            space,
-            dst,
-            pred,
-        )
+        return self._wait(locals())
 
     def parity(
-        self,
-        bar: object,
-        phase: object,
-        suspend_time_hint: object = None,
-        *,
-        sem: str | None = None,
-        scope: str | None = None,
-        space: str | None = "shared",
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
+        self, bar: object, phase: object, suspend_time_hint: object = None, *,
+        sem: str | None = None, scope: str | None = None, space: str | None = "shared",
+        dst: Reg | None = None, pred: object = None,
+    ) -> Reg:  # fmt: skip
         """``mbarrier.try_wait.parity{.sem.scope}{.space}.b64 p, [bar], phase{, hint};``.
 
-        Args:
-            bar: the barrier.
-            phase: phase parity 0 or 1 (int or 32-bit register).
-            suspend_time_hint: optional time limit in nanoseconds (int or 32-bit register).
-            sem: ``"acquire"`` or ``"relaxed"``, together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"`` or ``None``.
-            dst: a predicate register to write instead of a fresh one.
-            pred: optional guard predicate.
+        ``phase`` is the phase parity, 0 or 1; the other arguments are those of
+        ``ptx.mbarrier.try_wait``.
 
         Returns:
             The ``pred`` register: true when the phase completed in time.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-test-wait-try-wait
         """
-        return self._emit(True, bar, phase, suspend_time_hint, sem, scope, space, dst, pred)
+        return self._wait(locals())
 
 
 class Mbarrier:
@@ -405,20 +256,12 @@ class Mbarrier:
     ) -> None:
         """Set the expected arrival count and start phase 0.
 
-        Emits ``mbarrier.init{.space}.b64 [bar], count;``.
-
-        Args:
-            bar: the barrier.
-            count: arrivals that complete a phase (1..2^20-1; int or 32-bit register).
-            space: ``"shared"``, ``"shared::cta"`` or ``None`` (generic).
-            pred: optional guard predicate.
+        Emits ``mbarrier.init{.space}.b64 [bar], count;``: ``count`` arrivals (1..2^20-1)
+        complete a phase; ``space`` is ``"shared"``, ``"shared::cta"`` or ``None`` (generic).
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-init
         """
-        sp = _space("mbarrier.init", space, _LOCAL)
-        b = _bar("mbarrier.init", bar, sp)
-        n = int_operand("mbarrier.init count", count, low=1, high=_MAX_COUNT)
-        emit_inst("mbarrier", _mods(["init"], [], sp), (b, n), pred)
+        _emit("init", [], locals(), _ints("init", count=count))
 
     def inval(self, bar: object, *, space: str | None = "shared", pred: object = None) -> None:
         """Invalidate a barrier so its memory can be reused.
@@ -427,25 +270,7 @@ class Mbarrier:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-inval
         """
-        sp = _space("mbarrier.inval", space, _LOCAL)
-        emit_inst("mbarrier", _mods(["inval"], [], sp), (_bar("mbarrier.inval", bar, sp),), pred)
-
-    def _tx(
-        self,
-        op: str,
-        bar: object,
-        tx_count: object,
-        sem: object,
-        scope: object,
-        space: object,
-        pred: object,
-    ) -> None:
-        name = f"mbarrier.{op}"
-        sp = _space(name, space, _ANY)
-        ss = _sem_scope(name, sem, scope, ("relaxed",))
-        b = _bar(name, bar, sp)
-        tx = int_operand(f"{name} tx_count", tx_count, high=_MAX_COUNT)
-        emit_inst("mbarrier", _mods([op], ss, sp), (b, tx), pred)
+        _emit("inval", [], locals(), [])
 
     def expect_tx(
         self,
@@ -459,19 +284,13 @@ class Mbarrier:
     ) -> None:
         """Raise the barrier's expected transaction bytes without arriving (PTX 8.0, sm_90).
 
-        Emits ``mbarrier.expect_tx{.relaxed.scope}{.space}.b64 [bar], tx_count;``.
-
-        Args:
-            bar: the barrier.
-            tx_count: bytes (int or 32-bit register).
-            sem: ``None`` or ``"relaxed"``, together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"``, ``"shared::cluster"`` or ``None``.
-            pred: optional guard predicate.
+        Emits ``mbarrier.expect_tx{.relaxed.scope}{.space}.b64 [bar], tx_count;``: ``tx_count``
+        is in bytes, ``sem`` is ``None`` or ``"relaxed"``, and ``space`` may also be
+        ``"shared::cluster"``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-expect-tx
         """
-        self._tx("expect_tx", bar, tx_count, sem, scope, space, pred)
+        _emit("expect_tx", [], locals(), _ints("expect_tx", tx_count=tx_count))
 
     def complete_tx(
         self,
@@ -485,19 +304,12 @@ class Mbarrier:
     ) -> None:
         """Mark ``tx_count`` transaction bytes complete, as an async copy would (PTX 8.0, sm_90).
 
-        Emits ``mbarrier.complete_tx{.relaxed.scope}{.space}.b64 [bar], tx_count;``.
-
-        Args:
-            bar: the barrier.
-            tx_count: bytes (int or 32-bit register).
-            sem: ``None`` or ``"relaxed"``, together with ``scope``.
-            scope: ``"cta"`` or ``"cluster"``, together with ``sem``.
-            space: ``"shared"``, ``"shared::cta"``, ``"shared::cluster"`` or ``None``.
-            pred: optional guard predicate.
+        Emits ``mbarrier.complete_tx{.relaxed.scope}{.space}.b64 [bar], tx_count;``; the
+        arguments are those of :meth:`expect_tx`.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-complete-tx
         """
-        self._tx("complete_tx", bar, tx_count, sem, scope, space, pred)
+        _emit("complete_tx", [], locals(), _ints("complete_tx", tx_count=tx_count))
 
     def pending_count(self, state: object, *, dst: Reg | None = None, pred: object = None) -> Reg:
         """``mbarrier.pending_count.b64 count, state;``: arrivals still pending in ``state``.
@@ -512,27 +324,15 @@ class Mbarrier:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier-pending-count
         """
-        if not (isinstance(state, Reg) and state.type.bits == 64):
-            raise PtxDslError(
-                "mbarrier.pending_count takes the 64-bit state returned by mbarrier.arrive, "
-                f"but got {spell(state)}"
-            )
-        out = dest("mbarrier.pending_count", dst, PtxType.U32)
+        out = dest(dst, PtxType.U32)
         emit_inst("mbarrier", ("pending_count", "b64"), (out, state), pred)
         return out
 
     def wait(
-        self,
-        bar: object,
-        phase: object,
-        suspend_time_hint: object = None,
-        *,
-        sem: str | None = None,
-        scope: str | None = None,
-        space: str | None = "shared",
-        dst: Reg | None = None,
-        uni: bool = False,
-    ) -> None:
+        self, bar: object, phase: object, suspend_time_hint: object = None, *,
+        sem: str | None = None, scope: str | None = None, space: str | None = "shared",
+        dst: Reg | None = None, uni: bool = False,
+    ) -> None:  # fmt: skip
         """Block until the phase with parity ``phase`` completes: a ``try_wait.parity`` loop.
 
         Emits exactly (three statements, see ``ptx.MULTI_INSTRUCTION_HELPERS``)::

@@ -12,29 +12,46 @@ qualifiers and cache hints are keywords with PTX spellings::
 
 ``cache_policy=`` (a 64-bit policy register, e.g. from ``createpolicy``) emits the
 ``.L2::cache_hint`` qualifier together with its operand, so the two cannot disagree.
+
+The spellings each keyword takes come from the ISA table (:func:`slot`); which combinations
+are legal is the table's to say when the instruction is traced. Every call takes ``pred=``,
+an optional guard predicate.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
+from pyptx.ir import isa
+
 from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg
-from ._arith_common import (
-    T,
-    TypeArg,
-    address,
-    check_takes,
-    choice,
-    dest,
-    flag,
-    imm,
-    required,
-    resolve_type,
-)
+from ._arith_common import T, TypeArg, address, choice, dest, flag, imm, required, resolve_type
 
 __all__ = ["ld", "ldu", "mov", "prefetch", "prefetchu", "st"]
 
 _MOV = (T.PRED, T.B16, T.B32, T.B64, T.B128, T.U16, T.U32, T.U64, T.S16, T.S32, T.S64, T.F32, T.F64)
+_SEM_SPELLING = {"mmio": ("mmio", "relaxed")}
+"""``sem=`` keywords spelled as more than one modifier."""
+
+
+@cache
+def slot(name: str, group: str, *where: tuple[str, str]) -> tuple[str, ...]:
+    """The spellings slot ``group`` of the table's ``name`` takes, first seen first.
+
+    Only the forms whose slots take every ``(slot, value)`` pair of ``where`` count.
+    """
+    forms = isa.SPECS[name].forms
+    fits = [f for f in forms if all((g := f.group(k)) and g.accepts(v) for k, v in where)]
+    return tuple(
+        dict.fromkeys(v for f in fits for g in f.groups if g.name == group for v in g.values)
+    )
+
+
+def _types(op: str) -> tuple[T, ...]:
+    """The types the table's ``op`` takes; other registers go by width (``b16`` for ``f16``)."""
+    return tuple(T(v) for v in slot(op, "type"))
 
 
 def mov(d: object, a: object, *, ty: TypeArg = None, pred: object = None) -> object:
@@ -60,166 +77,63 @@ def mov(d: object, a: object, *, ty: TypeArg = None, pred: object = None) -> obj
 
     PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-mov
     """
-    packed = d if not isinstance(d, (tuple, list)) else a
-    if isinstance(d, (tuple, list)) and isinstance(a, (tuple, list)):
+    vector = d if isinstance(d, (tuple, list)) else a if isinstance(a, (tuple, list)) else None
+    if vector is None:
+        dst = dest("mov", d)
+        t = resolve_type("mov", ty, _MOV, dst, a, by_width=True)
+        emit_inst("mov", [t.value], (dst, imm(a, t)), pred)
+        return dst
+    if vector is d and isinstance(a, (tuple, list)):
         raise PtxDslError("mov packs or unpacks one vector: d and a cannot both be tuples")
-    vector = isinstance(d, (tuple, list)) or isinstance(a, (tuple, list))
-    if vector:
-        parts = d if isinstance(d, (tuple, list)) else a
-        assert isinstance(parts, (tuple, list))
-        for r in parts:
-            if not isinstance(r, Reg):
-                raise PtxDslError(f"mov's vector elements must be registers, got {r!r}")
-        dest("mov", packed)
-        t = resolve_type("mov", ty, (T.B32, T.B64, T.B128), packed, by_width=True)
-        widths = {r.type.bits for r in parts}
-        if len(parts) not in (2, 4) or widths != {t.bits // len(parts)}:
-            raise PtxDslError(
-                f"mov{t.ptx} packs 2 or 4 registers that fill its {t.bits} bits, but got "
-                f"{len(parts)} of {sorted(widths)} bits"
-            )
-        emit_inst(
-            "mov",
-            [t.value],
-            (
-                tuple(d) if isinstance(d, (tuple, list)) else d,
-                tuple(a) if isinstance(a, (tuple, list)) else a,
-            ),
-            pred,
-        )
-        return d
-    dst = dest("mov", d)
-    t = resolve_type("mov", ty, _MOV, dst, a, by_width=True)
-    emit_inst("mov", [t.value], (dst, imm(a, t)), pred)
-    return dst
-
-
-_LD_TYPES = (
-    T.B8,
-    T.B16,
-    T.B32,
-    T.B64,
-    T.B128,
-    T.U8,
-    T.U16,
-    T.U32,
-    T.U64,
-    T.S8,
-    T.S16,
-    T.S32,
-    T.S64,
-    T.F32,
-    T.F64,
-)
-_LD_SPACES = (
-    "global",
-    "shared",
-    "shared::cta",
-    "shared::cluster",
-    "local",
-    "const",
-    "param",
-    "param::entry",
-    "param::func",
-)
-_ST_SPACES = ("global", "shared", "shared::cta", "shared::cluster", "local", "param", "param::func")
-_SCOPES = ("cta", "cluster", "gpu", "sys")
-_L1_EVICT = (
-    "L1::evict_normal",
-    "L1::evict_unchanged",
-    "L1::evict_first",
-    "L1::evict_last",
-    "L1::no_allocate",
-)
-_L2_EVICT = ("L2::evict_normal", "L2::evict_first", "L2::evict_last")
-_PREFETCH = ("L2::64B", "L2::128B", "L2::256B")
-
-
-def _vector(op: str, value: object, what: str) -> tuple[object, int]:
-    """``(operand, count)``: a tuple becomes a vector operand, anything else a scalar."""
-    if isinstance(value, (tuple, list)):
-        if len(value) not in (2, 4, 8):
-            raise PtxDslError(f"{op} vectors have 2, 4 or 8 elements, but {what} has {len(value)}")
-        return tuple(value), len(value)
-    return value, 1
-
-
-def _evictions(op: str, evict: object) -> list[str]:
-    values = evict if isinstance(evict, (tuple, list)) else ((evict,) if evict else ())
-    out: list[str] = []
-    for level, allowed in (("L1", _L1_EVICT), ("L2", _L2_EVICT)):
-        chosen = [v for v in values if isinstance(v, str) and v.startswith(level + "::")]
-        if len(chosen) > 1:
-            raise PtxDslError(f"{op} takes one {level} eviction priority, got {chosen}")
-        out.extend(required(op, "evict", v, allowed) for v in chosen)
-    stray = [v for v in values if v not in out]
-    if stray:
+    if not all(isinstance(r, Reg) for r in vector):
+        bad = next(r for r in vector if not isinstance(r, Reg))
+        raise PtxDslError(f"mov's vector elements must be registers, got {bad!r}")
+    packed = dest("mov", a if vector is d else d)
+    t = resolve_type("mov", ty, (T.B32, T.B64, T.B128), packed, by_width=True)
+    widths = {r.type.bits for r in vector}
+    if len(vector) not in (2, 4) or widths != {t.bits // len(vector)}:
         raise PtxDslError(
-            f"{op} expects evict= one of {', '.join(repr(x) for x in _L1_EVICT + _L2_EVICT)} "
-            f"(or an (L1, L2) pair), but got {stray[0]!r}"
+            f"mov{t.ptx} packs 2 or 4 registers that fill its {t.bits} bits, but got "
+            f"{len(vector)} of {sorted(widths)} bits"
         )
-    return out
+    emit_inst("mov", [t.value], (tuple(d), a) if vector is d else (d, tuple(vector)), pred)
+    return d
 
 
-def _qualifiers(
-    op: str,
-    sem: object,
-    scope: object,
-    space: object,
-    spaces: tuple[str, ...],
-    sems: tuple[str, ...],
-) -> list[str]:
-    s = choice(op, "sem", sem, sems)
-    sc = choice(op, "scope", scope, _SCOPES)
-    if s in ("relaxed", "acquire", "release", "mmio") and sc is None:
-        raise PtxDslError(f"{op}.{s} needs scope= one of 'cta', 'cluster', 'gpu', 'sys'")
-    if sc is not None and s not in ("relaxed", "acquire", "release", "mmio"):
-        raise PtxDslError(
-            f"{op} takes scope= only together with sem= 'relaxed', 'acquire', 'release' or 'mmio'"
-        )
-    sp = choice(op, "space", space, spaces)
-    if s == "mmio":
-        if sc != "sys" or sp not in (None, "global"):
-            raise PtxDslError(f"{op}.mmio exists only as {op}.mmio.relaxed.sys{{.global}}")
-        return ["mmio", "relaxed", "sys", *([sp] if sp else [])]
-    return [*([s] if s else []), *([sc] if sc else []), *([sp] if sp else [])]
+def _order(op: str, sem: object, scope: object, space: object) -> list[str]:
+    """``{.sem}{.scope}{.space}``: the memory-order qualifiers, spelled from the keywords."""
+    s = choice(op, "sem", sem, (*slot(op, "sem"), *_SEM_SPELLING))
+    sc = choice(op, "scope", scope, slot(op, "scope"))
+    sp = choice(op, "space", space, slot(op, "ss"))
+    return [*_SEM_SPELLING.get(s or "", (s,) if s else ()), *(q for q in (sc, sp) if q)]
 
 
 def _hints(
-    op: str,
-    cache: object,
-    caches: tuple[str, ...],
-    evict: object,
-    cache_policy: object,
-    prefetch_size: object,
-) -> tuple[list[str], tuple[object, ...]]:
-    c = choice(op, "cache", cache, caches)
-    ev = _evictions(op, evict)
-    if c and ev:
-        raise PtxDslError(
-            f"{op} takes a cache operator (cache=) or eviction priorities (evict=), not both"
-        )
-    pf = choice(op, "prefetch_size", prefetch_size, _PREFETCH)
-    hint = ["L2::cache_hint"] if cache_policy is not None else []
-    mods = [*([c] if c else []), *ev, *hint, *([pf] if pf else [])]
-    return mods, ((cache_policy,) if cache_policy is not None else ())
+    op: str, cache: object, nc: bool, evict: object, cache_policy: object, size: object
+) -> list[str]:
+    """``{.cop}{.nc}{.L1::*}{.L2::*}{.L2::cache_hint}{.L2::NB}``, spelled from the keywords."""
+    values = evict if isinstance(evict, (tuple, list)) else ((evict,) if evict else ())
+    evicts = slot(op, "eviction") + slot(op, "l2_eviction")
+    ev = sorted((required(op, "evict", v, evicts) for v in values), key=lambda v: v[:3] == "L2:")
+    cop = choice(op, "cache", cache, slot(op, "cop"))
+    pf = choice(op, "prefetch_size", size, slot(op, "prefetch_size"))
+    hint = "L2::cache_hint" if cache_policy is not None else None
+    return [m for m in (cop, "nc" if nc else None, *ev, hint, pf) if m]
+
+
+def _data(value: object) -> tuple[object, tuple[object, ...], list[str]]:
+    """``(operand, elements, [.vN])``: a tuple is a vector operand, anything else a scalar."""
+    if isinstance(value, (tuple, list)):
+        return tuple(value), tuple(value), [f"v{len(value)}"]
+    return value, (value,), []
 
 
 def ld(
-    d: object,
-    a: object,
-    *,
-    ty: TypeArg = None,
-    space: str | None = None,
-    sem: str | None = None,
-    scope: str | None = None,
-    cache: str | None = None,
-    nc: bool = False,
-    evict: str | tuple[str, str] | None = None,
-    prefetch_size: str | None = None,
-    cache_policy: object = None,
-    pred: object = None,
-) -> object:
+    d: object, a: object, *,
+    ty: TypeArg = None, space: str | None = None, sem: str | None = None, scope: str | None = None,
+    cache: str | None = None, nc: bool = False, evict: str | tuple[str, str] | None = None,
+    prefetch_size: str | None = None, cache_policy: object = None, pred: object = None,
+) -> object:  # fmt: skip
     """Load from memory (one instruction).
 
     Emits ``ld{.sem}{.scope}{.space}{.cop|.L1::evict_*}{.L2::evict_*}{.L2::cache_hint}
@@ -254,47 +168,24 @@ def ld(
 
     PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-ld
     """
-    operand, n = _vector("ld", d, "d")
-    elems = operand if isinstance(operand, tuple) else (operand,)
-    for e in elems:
-        if not (isinstance(e, Reg) or (e is None and n > 1)):
-            dest("ld", e)
-    regs = [e for e in elems if isinstance(e, Reg)]
-    t = resolve_type("ld", ty, _LD_TYPES, *regs, by_width=True)
-    if flag("ld", "nc", nc):
-        if space != "global" or sem is not None:
-            raise PtxDslError("ld.nc exists only as ld.global.nc (space='global', no sem=)")
-        hints, extra = _hints(
-            "ld.global.nc", cache, ("ca", "cg", "cs"), evict, cache_policy, prefetch_size
-        )
-        cop = hints[:1] if cache is not None else []
-        quals, hints = ["global", *cop, "nc"], hints[len(cop) :]
-    else:
-        sems = ("weak", "volatile", "relaxed", "acquire", "mmio")
-        quals = _qualifiers("ld", sem, scope, space, _LD_SPACES, sems)
-        if sem in ("volatile", "relaxed", "acquire", "mmio"):
-            check_takes(f"ld.{sem}", {"cache": cache}, ())
-        hints, extra = _hints(
-            "ld", cache, ("ca", "cg", "cs", "lu", "cv"), evict, cache_policy, prefetch_size
-        )
-    vec = [f"v{n}"] if n > 1 else []
-    emit_inst("ld", [*quals, *hints, *vec, t.value], (operand, address("ld", a), *extra), pred)
+    operand, elems, vec = _data(d)
+    regs = [e for e in elems if e is not None or not vec]
+    for e in regs:
+        dest("ld", e)
+    t = resolve_type("ld", ty, _types("ld"), *regs, by_width=True)
+    mods = _order("ld", sem, scope, space)
+    mods += _hints("ld", cache, flag("ld", "nc", nc), evict, cache_policy, prefetch_size)
+    extra = (cache_policy,) if cache_policy is not None else ()
+    emit_inst("ld", [*mods, *vec, t.value], (operand, address("ld", a), *extra), pred)
     return d
 
 
 def st(
-    a: object,
-    b: object,
-    *,
-    ty: TypeArg = None,
-    space: str | None = None,
-    sem: str | None = None,
-    scope: str | None = None,
-    cache: str | None = None,
-    evict: str | tuple[str, str] | None = None,
-    cache_policy: object = None,
-    pred: object = None,
-) -> None:
+    a: object, b: object, *,
+    ty: TypeArg = None, space: str | None = None, sem: str | None = None, scope: str | None = None,
+    cache: str | None = None, evict: str | tuple[str, str] | None = None,
+    cache_policy: object = None, pred: object = None,
+) -> None:  # fmt: skip
     """Store to memory (one instruction).
 
     Emits ``st{.sem}{.scope}{.space}{.cop|.L1::evict_*}{.L2::evict_*}{.L2::cache_hint}
@@ -320,17 +211,12 @@ def st(
 
     PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-st
     """
-    operand, n = _vector("st", b, "b")
-    elems = operand if isinstance(operand, tuple) else (operand,)
-    t = resolve_type("st", ty, _LD_TYPES, *elems, by_width=True)
-    sems = ("weak", "volatile", "relaxed", "release", "mmio")
-    quals = _qualifiers("st", sem, scope, space, _ST_SPACES, sems)
-    if sem in ("volatile", "relaxed", "release", "mmio"):
-        check_takes(f"st.{sem}", {"cache": cache}, ())
-    hints, extra = _hints("st", cache, ("wb", "cg", "cs", "wt"), evict, cache_policy, None)
-    vec = [f"v{n}"] if n > 1 else []
-    value = tuple(imm(e, t) for e in elems) if n > 1 else imm(operand, t)
-    emit_inst("st", [*quals, *hints, *vec, t.value], (address("st", a), value, *extra), pred)
+    _, elems, vec = _data(b)
+    t = resolve_type("st", ty, _types("st"), *elems, by_width=True)
+    mods = _order("st", sem, scope, space) + _hints("st", cache, False, evict, cache_policy, None)
+    value = tuple(imm(e, t) for e in elems) if vec else imm(b, t)
+    extra = (cache_policy,) if cache_policy is not None else ()
+    emit_inst("st", [*mods, *vec, t.value], (address("st", a), value, *extra), pred)
 
 
 def ldu(
@@ -338,30 +224,20 @@ def ldu(
 ) -> object:
     """Load a value that is the same for every thread of the warp (one instruction).
 
-    Emits ``ldu{.global}{.v2|.v4}.type d, [a]``.
-
-    Args:
-        d: destination register, or a tuple of 2 or 4.
-        a: the address.
-        ty: b8..b128, u8..u64, s8..s64, f32, f64; default: from the destination.
-        space: ``"global"`` or ``None`` (generic).
-        pred: optional guard predicate.
+    Emits ``ldu{.global}{.v2|.v4}.type d, [a]``: the arguments are those of :func:`ld`, with
+    a tuple of 2 or 4 registers for a vector and ``space`` ``"global"`` or ``None`` (generic).
 
     Returns:
         ``d``.
 
     PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-ldu
     """
-    operand, n = _vector("ldu", d, "d")
-    if n == 8:
-        raise PtxDslError("ldu vectors have 2 or 4 elements, got 8")
-    elems = operand if isinstance(operand, tuple) else (operand,)
+    operand, elems, vec = _data(d)
     for e in elems:
         dest("ldu", e)
-    t = resolve_type("ldu", ty, _LD_TYPES, *elems, by_width=True)
-    sp = choice("ldu", "space", space, ("global",))
-    mods = [*([sp] if sp else []), *([f"v{n}"] if n > 1 else []), t.value]
-    emit_inst("ldu", mods, (operand, address("ldu", a)), pred)
+    t = resolve_type("ldu", ty, _types("ldu"), *elems, by_width=True)
+    sp = choice("ldu", "space", space, slot("ldu", "ss"))
+    emit_inst("ldu", [*([sp] if sp else []), *vec, t.value], (operand, address("ldu", a)), pred)
     return d
 
 
@@ -385,12 +261,8 @@ class _Prefetch:
 
         PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-prefetch-prefetchu
         """
-        lv = required(
-            "prefetch", "level", level, ("L1", "L2", "L2::evict_last", "L2::evict_normal")
-        )
-        sp = choice("prefetch", "space", space, ("global", "local"))
-        if "::" in lv and sp != "global":
-            raise PtxDslError(f"prefetch.{lv} needs space='global'")
+        lv = required("prefetch", "level", level, slot("prefetch", "level"))
+        sp = choice("prefetch", "space", space, slot("prefetch", "space"))
         emit_inst("prefetch", [*([sp] if sp else []), lv], (address("prefetch", a),), pred)
 
     def tensormap(self, a: object, *, space: str | None = None, pred: object = None) -> None:
@@ -404,13 +276,9 @@ class _Prefetch:
 
         PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-prefetch-prefetchu
         """
-        sp = choice("prefetch.tensormap", "space", space, ("const", "param"))
-        emit_inst(
-            "prefetch",
-            [*([sp] if sp else []), "tensormap"],
-            (address("prefetch.tensormap", a),),
-            pred,
-        )
+        sp = choice("prefetch.tensormap", "space", space, slot("prefetch", "space"))
+        mods = [*([sp] if sp else []), "tensormap"]
+        emit_inst("prefetch", mods, (address("prefetch.tensormap", a),), pred)
 
 
 prefetch = _Prefetch()
@@ -420,9 +288,7 @@ prefetch = _Prefetch()
 def prefetchu(a: object, *, pred: object = None) -> None:
     """Prefetch into the uniform cache (one instruction): ``prefetchu.L1 [a]``.
 
-    Args:
-        a: the (generic) address.
-        pred: optional guard predicate.
+    ``a`` is the (generic) address.
 
     PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-prefetch-prefetchu
     """

@@ -4,67 +4,71 @@
 ``ptx.membar``, ``ptx.fence`` (thread fences, ``fence.proxy.*``, ``fence.mbarrier_init``) and
 ``ptx.nanosleep``. Every call emits exactly one instruction. Cluster barriers live in
 :mod:`pyptx.ptx._cluster` and are reached as ``ptx.barrier.cluster``.
+
+The wrappers only spell modifiers and operands; the ISA table (:mod:`pyptx.ir.isa`) judges
+them: barrier numbers 0..15, thread counts that are multiples of 32, scopes and semantics,
+the ``sync_restrict`` pairings and every PTX version and target gate. Every call takes
+``pred=``, an optional guard predicate.
 """
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from pyptx.ir import PtxType
 
-from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg
 from ._cluster import BarrierCluster, barrier_cluster
-from ._sync_operands import address, choice, dest, flag, int_operand, mask32, pick, predicate
+from ._sync_operands import address, dest, flags, integer, mask32, words
 
 __all__ = ["bar", "barrier", "fence", "membar", "nanosleep"]
 
-
-def _barrier_operands(name: str, barrier: object, count: object) -> list[object]:
-    ops = [int_operand(f"{name} barrier", barrier, high=15)]
-    if count is not None:
-        ops.append(int_operand(f"{name} thread count", count, low=1, high=1024))
-        if isinstance(count, int) and count % 32:
-            raise PtxDslError(
-                f"{name} thread count must be a multiple of the warp size 32, but got {count}"
-            )
-    return ops
+_BAR_DOC = (
+    "https://docs.nvidia.com/cuda/parallel-thread-execution/"
+    "#parallel-synchronization-and-communication-instructions-bar-barrier"
+)
 
 
-class _BarRed:
-    """``bar.red`` / ``barrier.red``: a CTA barrier that also reduces a predicate."""
+def _ids(name: str, barrier: object, count: object) -> list[object]:
+    """The ``barrier{, count}`` operands (ints or integer registers; the table checks values)."""
+    ops = [integer(f"{name} barrier", barrier)]
+    return ops if count is None else [*ops, integer(f"{name} thread count", count)]
 
-    def __init__(self, opcode: str) -> None:
-        self._opcode = opcode
+
+def _barrier(
+    opcode: str, action: str, barrier: object, count: object, pred: object, **given: object
+) -> None:
+    """Emit ``opcode{.cta}.action{.aligned} barrier{, count};``."""
+    name = f"{opcode}.{action}"
+    emit_inst(opcode, _mods(name, given, action), _ids(name, barrier, count), pred)
+
+
+def _mods(name: str, given: dict[str, object], *middle: str) -> list[str]:
+    """``{.cta}.middle{.aligned}``: the flags of ``given`` around the fixed modifiers."""
+    return [*flags(name, cta=given.pop("cta")), *middle, *flags(name, **given)]
+
+
+class _Red:
+    """One reduction of ``bar.red`` / ``barrier.red`` (``popc``, ``and``, ``or``)."""
+
+    def __init__(self, opcode: str, op: str, doc: str) -> None:
+        self._opcode, self._op, self.__doc__ = opcode, op, doc
 
     def _emit(
-        self,
-        op: str,
-        barrier: object,
-        cond: object,
-        count: object,
-        aligned: bool,
-        cta: bool,
-        dst: object,
-        pred: object,
+        self, ops: tuple[object, object, object], dst: Reg | None, pred: object, **given: object
     ) -> Reg:
-        name = f"{self._opcode}.red.{op}"
-        ty = PtxType.U32 if op == "popc" else PtxType.PRED
-        out = dest(name, dst, ty)
-        ops: list[object] = [out, *_barrier_operands(name, barrier, count)]
-        ops.append(predicate(f"{name} condition", cond))
-        mods = ["cta"] if flag(f"{name} cta=", cta) else []
-        mods += ["red", op]
-        if flag(f"{name} aligned=", aligned):
-            mods.append("aligned")
-        mods.append(ty.value)
-        emit_inst(self._opcode, mods, ops, pred)
+        """Emit the reduction; ``ops`` are ``(barrier, cond, count)``, ``given`` the flags."""
+        barrier, cond, count = ops
+        name = f"{self._opcode}.red.{self._op}"
+        ty = PtxType.U32 if self._op == "popc" else PtxType.PRED
+        out, mods = dest(dst, ty), _mods(name, given, "red", self._op)
+        emit_inst(self._opcode, [*mods, ty.value], [out, *_ids(name, barrier, count), cond], pred)
         return out
 
 
-class _BarRedOps(_BarRed):
-    """``ptx.bar.red.popc`` / ``.and_`` / ``.or_`` (``bar`` is always aligned)."""
-
-    def popc(
+class _BarRed(_Red):
+    def __call__(
         self,
         barrier: object,
         cond: object,
@@ -74,72 +78,15 @@ class _BarRedOps(_BarRed):
         dst: Reg | None = None,
         pred: object = None,
     ) -> Reg:
-        """Count the threads whose ``cond`` holds, across the barrier.
+        """Reduce the predicate ``cond`` across a CTA barrier (``bar`` is always aligned).
 
-        Emits ``bar{.cta}.red.popc.u32 d, barrier{, count}, {!}cond;``.
-
-        Args:
-            barrier: barrier number 0..15 (int or 32-bit register).
-            cond: a predicate register, or ``~p``.
-            count: number of participating threads (a multiple of 32), or all threads.
-            cta: emit the explicit ``.cta`` qualifier.
-            dst: a 32-bit register to write instead of a fresh ``u32`` one.
-            pred: optional guard predicate.
-
-        Returns:
-            The ``u32`` result register.
-
-        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
+        Each reduction's docstring (``ptx.bar.red.popc.__doc__``) has the arguments.
         """
-        return self._emit("popc", barrier, cond, count, False, cta, dst, pred)
-
-    def and_(
-        self,
-        barrier: object,
-        cond: object,
-        *,
-        count: object = None,
-        cta: bool = False,
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
-        """True where ``cond`` holds in every participating thread.
-
-        Emits ``bar{.cta}.red.and.pred p, barrier{, count}, {!}cond;``.
-
-        Returns:
-            The ``pred`` result register (``dst`` when given).
-
-        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
-        """
-        return self._emit("and", barrier, cond, count, False, cta, dst, pred)
-
-    def or_(
-        self,
-        barrier: object,
-        cond: object,
-        *,
-        count: object = None,
-        cta: bool = False,
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
-        """True where ``cond`` holds in any participating thread.
-
-        Emits ``bar{.cta}.red.or.pred p, barrier{, count}, {!}cond;``.
-
-        Returns:
-            The ``pred`` result register (``dst`` when given).
-
-        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
-        """
-        return self._emit("or", barrier, cond, count, False, cta, dst, pred)
+        return self._emit((barrier, cond, count), dst, pred, cta=cta)
 
 
-class _BarrierRedOps(_BarRed):
-    """``ptx.barrier.red.popc`` / ``.and_`` / ``.or_``, with the ``aligned=`` choice."""
-
-    def popc(
+class _BarrierRed(_Red):
+    def __call__(
         self,
         barrier: object,
         cond: object,
@@ -150,54 +97,58 @@ class _BarrierRedOps(_BarRed):
         dst: Reg | None = None,
         pred: object = None,
     ) -> Reg:
-        """``barrier{.cta}.red.popc{.aligned}.u32 d, barrier{, count}, {!}cond;``.
+        """Reduce the predicate ``cond`` across a CTA barrier, ``.aligned`` on request.
 
-        Returns:
-            The ``u32`` count of threads whose ``cond`` holds.
-
-        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
+        Each reduction's docstring (``ptx.barrier.red.popc.__doc__``) has the arguments.
         """
-        return self._emit("popc", barrier, cond, count, aligned, cta, dst, pred)
+        return self._emit((barrier, cond, count), dst, pred, cta=cta, aligned=aligned)
 
-    def and_(
-        self,
-        barrier: object,
-        cond: object,
-        *,
-        count: object = None,
-        aligned: bool = False,
-        cta: bool = False,
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
-        """``barrier{.cta}.red.and{.aligned}.pred p, barrier{, count}, {!}cond;``.
 
-        Returns:
-            The ``pred`` register: ``cond`` held in every participating thread.
+_RED = (
+    ("popc", "Count the threads whose ``cond`` holds, across the barrier.", "u32", "count"),
+    ("and", "True where ``cond`` holds in every participating thread.", "pred", "predicate"),
+    ("or", "True where ``cond`` holds in any participating thread.", "pred", "predicate"),
+)
+"""(op, what it computes, result type, result) of the ``.red`` reductions."""
 
-        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
-        """
-        return self._emit("and", barrier, cond, count, aligned, cta, dst, pred)
 
-    def or_(
-        self,
-        barrier: object,
-        cond: object,
-        *,
-        count: object = None,
-        aligned: bool = False,
-        cta: bool = False,
-        dst: Reg | None = None,
-        pred: object = None,
-    ) -> Reg:
-        """``barrier{.cta}.red.or{.aligned}.pred p, barrier{, count}, {!}cond;``.
+_RED_ARGS = """Args:
+    barrier: barrier number 0..15 (int or 32-bit register).
+    cond: a predicate register, or ``~p``.
+    count: number of participating threads (a multiple of 32), or all threads.{aligned}
+    cta: emit the explicit ``.cta`` qualifier.
+    dst: a {ty} register to write instead of a fresh one.
+    pred: optional guard predicate.
+"""
+_ALIGNED_ARG = (
+    "\n    aligned: emit ``.aligned`` (all threads of a warp execute this same instruction)."
+)
 
-        Returns:
-            The ``pred`` register: ``cond`` held in some participating thread.
 
-        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
-        """
-        return self._emit("or", barrier, cond, count, aligned, cta, dst, pred)
+def _red_doc(opcode: str, op: str, what: str, ty: str, result: str) -> str:
+    aligned = "{.aligned}" if opcode == "barrier" else ""
+    args = _RED_ARGS.format(aligned=_ALIGNED_ARG if aligned else "", ty=f"``{ty}``")
+    return (
+        f"{what}\n\nEmits ``{opcode}{{.cta}}.red.{op}{aligned}.{ty} d, barrier{{, count}}, "
+        f"{{!}}cond;``.\n\n{args}\nReturns:\n    The ``{ty}`` {result} register (``dst`` when "
+        f"given).\n\nSee: {_BAR_DOC}\n"
+    )
+
+
+_R = TypeVar("_R", bound=_Red)
+
+
+class _RedOps(Generic[_R]):
+    """``ptx.bar.red`` / ``ptx.barrier.red``: ``popc``, ``and_`` and ``or_``."""
+
+    popc: _R
+    and_: _R
+    or_: _R
+
+    def __init__(self, opcode: str, kind: type[_R]) -> None:
+        for op, *doc in _RED:
+            red = kind(opcode, op, _red_doc(opcode, op, *doc))
+            setattr(self, op if op == "popc" else op + "_", red)
 
 
 class _BarWarp:
@@ -206,9 +157,7 @@ class _BarWarp:
     def sync(self, membermask: object = 0xFFFFFFFF, *, pred: object = None) -> None:
         """``bar.warp.sync membermask;``: wait until every lane named in the mask arrives.
 
-        Args:
-            membermask: 32-bit lane mask (int or 32-bit register), all lanes by default.
-            pred: optional guard predicate.
+        ``membermask`` is a 32-bit lane mask (int or 32-bit register), all lanes by default.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-warp-sync
         """
@@ -223,7 +172,7 @@ class Bar:
     """
 
     def __init__(self) -> None:
-        self.red = _BarRedOps("bar")
+        self.red = _RedOps("bar", _BarRed)
         self.warp = _BarWarp()
 
     def sync(
@@ -239,24 +188,18 @@ class Bar:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
         """
-        ops = _barrier_operands("bar.sync", barrier, count)
-        emit_inst("bar", (["cta"] if flag("bar.sync cta=", cta) else []) + ["sync"], ops, pred)
+        _barrier("bar", "sync", barrier, count, pred, cta=cta)
 
     def arrive(
         self, barrier: object, count: object, *, cta: bool = False, pred: object = None
     ) -> None:
         """``bar{.cta}.arrive barrier, count;``: arrive at a named barrier without waiting.
 
-        Args:
-            barrier: barrier number 0..15 (int or 32-bit register).
-            count: threads that take part (required by PTX for arrive; a multiple of 32).
-            cta: emit the explicit ``.cta`` qualifier.
-            pred: optional guard predicate.
+        Arguments as for :meth:`sync`; PTX requires ``count`` for arrive.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
         """
-        ops = _barrier_operands("bar.arrive", barrier, count)
-        emit_inst("bar", (["cta"] if flag("bar.arrive cta=", cta) else []) + ["arrive"], ops, pred)
+        _barrier("bar", "arrive", barrier, count, pred, cta=cta)
 
 
 class Barrier:
@@ -268,7 +211,7 @@ class Barrier:
     cluster: BarrierCluster
 
     def __init__(self) -> None:
-        self.red = _BarrierRedOps("barrier")
+        self.red = _RedOps("barrier", _BarrierRed)
         self.cluster = barrier_cluster
 
     def sync(
@@ -282,22 +225,13 @@ class Barrier:
     ) -> None:
         """``barrier{.cta}.sync{.aligned} barrier{, count};``.
 
-        Without ``aligned=True`` threads of a warp may reach the barrier on different paths.
-
-        Args:
-            barrier: barrier number 0..15 (int or 32-bit register).
-            count: threads that take part (a multiple of 32); all threads by default.
-            aligned: emit ``.aligned`` (all threads of a warp execute this same instruction).
-            cta: emit the explicit ``.cta`` qualifier.
-            pred: optional guard predicate.
+        Without ``aligned=True`` threads of a warp may reach the barrier on different paths;
+        ``aligned=True`` emits ``.aligned`` (all threads of a warp execute this same
+        instruction). The other arguments are those of ``ptx.bar.sync``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
         """
-        ops = _barrier_operands("barrier.sync", barrier, count)
-        mods = (["cta"] if flag("barrier.sync cta=", cta) else []) + ["sync"]
-        if flag("barrier.sync aligned=", aligned):
-            mods.append("aligned")
-        emit_inst("barrier", mods, ops, pred)
+        _barrier("barrier", "sync", barrier, count, pred, cta=cta, aligned=aligned)
 
     def arrive(
         self,
@@ -312,11 +246,7 @@ class Barrier:
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-bar-barrier
         """
-        ops = _barrier_operands("barrier.arrive", barrier, count)
-        mods = (["cta"] if flag("barrier.arrive cta=", cta) else []) + ["arrive"]
-        if flag("barrier.arrive aligned=", aligned):
-            mods.append("aligned")
-        emit_inst("barrier", mods, ops, pred)
+        _barrier("barrier", "arrive", barrier, count, pred, cta=cta, aligned=aligned)
 
 
 bar = Bar()
@@ -327,20 +257,14 @@ barrier = Barrier()
 """``ptx.barrier.sync(1, 128, aligned=True)``, ``ptx.barrier.cluster.arrive()``."""
 
 
-_SCOPES = ("cta", "cluster", "gpu", "sys")
-
-
 def membar(level: str, *, pred: object = None) -> None:
     """``membar.level;``: order this thread's memory accesses at ``cta``, ``gl`` or ``sys``.
 
-    Args:
-        level: ``"cta"``, ``"gl"`` (the GPU) or ``"sys"``.
-        pred: optional guard predicate.
+    ``level`` is ``"cta"``, ``"gl"`` (the GPU) or ``"sys"``.
 
     See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
     """
-    lvl = pick("membar level", level, ("cta", "gl", "sys"))
-    emit_inst("membar", (lvl,), (), pred)
+    emit_inst("membar", words(level), (), pred)
 
 
 class _ProxyTensormap:
@@ -351,14 +275,11 @@ class _ProxyTensormap:
 
         Emits ``fence.proxy.tensormap::generic.release.scope;`` (PTX 8.3, sm_90).
 
-        Args:
-            scope: ``"cta"``, ``"cluster"``, ``"gpu"`` or ``"sys"``.
-            pred: optional guard predicate.
+        ``scope`` is ``"cta"``, ``"cluster"``, ``"gpu"`` or ``"sys"``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
         """
-        sc = pick("fence.proxy.tensormap::generic scope", scope, _SCOPES)
-        emit_inst("fence", ("proxy", "tensormap::generic", "release", sc), (), pred)
+        emit_inst("fence", ["proxy", "tensormap::generic", "release", *words(scope)], (), pred)
 
     def acquire(
         self, scope: str, tensormap: object, size: int = 128, *, pred: object = None
@@ -375,10 +296,10 @@ class _ProxyTensormap:
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
         """
         name = "fence.proxy.tensormap::generic.acquire"
-        sc = pick(f"{name} scope", scope, _SCOPES)
         a = address(f"{name} address", tensormap, space="generic")
-        sz = int_operand(f"{name} size", size, low=128, high=128, reg=False)
-        emit_inst("fence", ("proxy", "tensormap::generic", "acquire", sc), (a, sz), pred)
+        sz = integer(f"{name} size", size, reg=False)
+        mods = ["proxy", "tensormap::generic", "acquire", *words(scope)]
+        emit_inst("fence", mods, (a, sz), pred)
 
 
 class _ProxyAsyncGeneric:
@@ -420,17 +341,12 @@ class _Proxy:
         Emits ``fence.proxy.async{.space};``, e.g. between shared memory written by threads and
         read by TMA or wgmma.
 
-        Args:
-            space: ``None`` (all state spaces), ``"global"``, ``"shared::cta"`` or
-                ``"shared::cluster"``.
-            pred: optional guard predicate.
+        ``space`` is ``None`` (all state spaces), ``"global"``, ``"shared::cta"`` or
+        ``"shared::cluster"``.
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
         """
-        sp = choice(
-            "fence.proxy.async space", space, (None, "global", "shared::cta", "shared::cluster")
-        )
-        emit_inst("fence", ("proxy", "async") + ((sp,) if sp else ()), (), pred)
+        emit_inst("fence", ["proxy", "async", *words(space)], (), pred)
 
     def alias(self, *, pred: object = None) -> None:
         """``fence.proxy.alias;``: order accesses made through aliased virtual addresses.
@@ -471,24 +387,12 @@ class Fence:
 
         Raises:
             PtxDslError: an unknown scope or semantics, or a ``sync_restrict`` combination PTX
-                does not have.
+                does not have (the ISA table's reason).
 
         See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
         """
-        sc = pick("fence scope", scope, _SCOPES)
-        sm = choice("fence sem", sem, (None, "sc", "acq_rel", "acquire", "release"))
-        sr = choice("fence sync_restrict", sync_restrict, (None, "shared::cluster", "shared::cta"))
-        mods = [sm] if sm else []
-        if sr is not None:
-            need = "acquire" if sr == "shared::cluster" else "release"
-            if sm != need or sc != "cluster":
-                raise PtxDslError(
-                    f"fence sync_restrict={sr!r} needs sem={need!r} and scope 'cluster', but got "
-                    f"sem={sm!r} and scope {sc!r}"
-                )
-            mods.append(f"sync_restrict::{sr}")
-        mods.append(sc)
-        emit_inst("fence", mods, (), pred)
+        restrict = None if sync_restrict is None else f"sync_restrict::{sync_restrict}"
+        emit_inst("fence", words(sem, restrict, scope), (), pred)
 
     def mbarrier_init(self, *, pred: object = None) -> None:
         """Make prior ``mbarrier.init`` visible to the other CTAs of the cluster (PTX 8.0, sm_90).
@@ -507,10 +411,8 @@ fence = Fence()
 def nanosleep(t: object, *, pred: object = None) -> None:
     """``nanosleep.u32 t;``: suspend the thread for about ``t`` nanoseconds (at most 1 ms).
 
-    Args:
-        t: the duration, an int or a 32-bit register.
-        pred: optional guard predicate.
+    ``t`` is the duration, an int or a 32-bit register.
 
     See: https://docs.nvidia.com/cuda/parallel-thread-execution/#miscellaneous-instructions-nanosleep
     """
-    emit_inst("nanosleep", ("u32",), (int_operand("nanosleep time", t, high=0xFFFFFFFF),), pred)
+    emit_inst("nanosleep", ("u32",), (integer("nanosleep time", t),), pred)

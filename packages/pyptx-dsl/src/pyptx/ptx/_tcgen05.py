@@ -24,9 +24,9 @@ call                                           emits
 =============================================  ============================================
 
 The tcgen05 instructions exist on sm_100a, sm_101a/sm_110a and sm_103a (some on the ``f``
-family targets); the ISA table, not these wrappers, reports an instruction the kernel's
-target lacks. Every tcgen05 instruction of one kernel must use the same ``cta_group``; the
-first call fixes it and a later mismatch raises at the user's line.
+family targets). The wrappers only translate keywords: the ISA table (:mod:`pyptx.ir.isa`)
+reports a shape, kind, operand or target it does not allow, at the user's line. Every tcgen05
+instruction of one kernel must use the same ``cta_group``; the first call fixes it.
 
 Descriptors for ``mma`` and ``cp`` come from :mod:`pyptx.dsl.umma`; its multi-instruction
 runtime helpers are listed in :data:`MULTI_INSTRUCTION`.
@@ -35,85 +35,18 @@ runtime helpers are listed in :data:`MULTI_INSTRUCTION`.
 from __future__ import annotations
 
 from ..dsl import umma
-from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
-from ._tcgen05_common import (
-    cta_group_mod,
-    describe,
-    descriptor,
-    int_reg,
-    is_int_reg,
-    reg_vector,
-    shared_or_generic,
-    tmem,
-    u32_or_imm,
-)
+from ._tcgen05_common import const, cta_group_mod, flag, present, shared_or_generic, tmem, vector
 from ._tcgen05_mma import Mma
 
 __all__ = ["tcgen05"]
 
-LD_ST_SHAPES: dict[str, int] = {
-    "16x64b": 1,
-    "16x128b": 2,
-    "16x256b": 4,
-    "32x32b": 1,
-    "16x32bx2": 1,
-}
-"""``tcgen05.ld``/``st`` shape -> 32-bit registers per thread at ``.x1``; ``.xN`` multiplies it,
-up to 128 registers (PTX ISA table "Various-combinations of .num and .shape")."""
 
-NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
-"""The ``.num`` repeat factors ``.x1`` .. ``.x128``."""
-
-CP_SHAPES: dict[str, tuple[str | None, ...]] = {
-    "128x256b": (None,),
-    "4x256b": (None,),
-    "128x128b": (None,),
-    "64x128b": ("warpx2::02_13", "warpx2::01_23"),
-    "32x128b": ("warpx4",),
-}
-"""``tcgen05.cp`` shape -> the ``multicast=`` values it allows (``None``: no multicast)."""
-
-CP_SRC_FMTS = ("b6x16_p32", "b4x16_p64")
-"""Source formats of ``tcgen05.cp`` decompression (6-bit and 4-bit elements, padded)."""
-
-
-def _num(num: object, op: str) -> int:
-    value = num
-    if isinstance(num, str) and num.startswith("x") and num[1:].isdigit():
-        value = int(num[1:])
-    if isinstance(value, bool) or value not in NUMS:
-        raise PtxDslError(f"{op}: num must be one of {', '.join(map(str, NUMS))}, got {num!r}")
-    assert isinstance(value, int)
-    return value
-
-
-def _ld_st(
-    op: str, regs: object, shape: object, num: object, half_split_offset: object
-) -> tuple[list[str], list[object], object]:
-    """Shared checks of ``tcgen05.ld`` and ``tcgen05.st``: (modifiers, registers, split)."""
-    if shape not in LD_ST_SHAPES:
-        raise PtxDslError(f"{op}: shape must be one of {', '.join(LD_ST_SHAPES)}, got {shape!r}")
-    n = _num(num, op)
-    count = LD_ST_SHAPES[shape] * n
-    if count > 128:
-        raise PtxDslError(
-            f"{op}: .{shape}.x{n} would need {count} registers per thread (at most 128); "
-            f"the largest num for .{shape} is {128 // LD_ST_SHAPES[shape]}"
-        )
-    what = "destination" if op.endswith("ld") else "source"
-    vec = reg_vector(regs, count, what, op, f".{shape}.x{n}")
-    split: object = None
-    if shape == "16x32bx2":
-        if isinstance(half_split_offset, bool) or not isinstance(half_split_offset, int):
-            raise PtxDslError(
-                f"{op}: .16x32bx2 makes two accesses, the second at taddr+half_split_offset; "
-                f"pass half_split_offset=<int>, got {half_split_offset!r}"
-            )
-        split = half_split_offset
-    elif half_split_offset is not None:
-        raise PtxDslError(f"{op}: half_split_offset is only an operand of shape 16x32bx2")
-    return ["sync", "aligned", shape, f"x{n}"], list(vec), split
+def _ld_st_mods(op: str, shape: str, num: object, pack: str, packed: object) -> tuple[str, ...]:
+    """``ld|st.sync.aligned.<shape>.x<num>[.(un)pack::16b].b32`` (``num`` an int or ``"x4"``)."""
+    nums = num if isinstance(num, str) else f"x{num}"
+    packs = (pack,) if flag(packed, pack.partition(":")[0], f"tcgen05.{op}") else ()
+    return (op, "sync", "aligned", str(shape), nums, *packs, "b32")
 
 
 class Fence:
@@ -174,9 +107,8 @@ class Shift:
             cta_group: 1 (this CTA) or 2 (this CTA and its peer).
             pred: optional guard predicate.
         """
-        op = "tcgen05.shift"
-        mods = ("shift", cta_group_mod(cta_group, op), "down")
-        emit_inst("tcgen05", mods, (tmem(taddr, "taddr", op),), pred)
+        mods = ("shift", cta_group_mod(cta_group, "tcgen05.shift"), "down")
+        emit_inst("tcgen05", mods, (tmem(taddr),), pred)
 
 
 class Tcgen05:
@@ -208,10 +140,9 @@ class Tcgen05:
         """
         op = "tcgen05.alloc"
         target, shared = shared_or_generic(dst, "dst", op)
-        cols = _ncols(ncols, op)
-        mods = ["alloc", cta_group_mod(cta_group, op), "sync", "aligned"]
-        mods += ["shared::cta", "b32"] if shared else ["b32"]
-        emit_inst("tcgen05", tuple(mods), (target, cols), pred)
+        space = ("shared::cta",) if shared else ()
+        mods = ("alloc", cta_group_mod(cta_group, op), "sync", "aligned", *space, "b32")
+        emit_inst("tcgen05", mods, (target, ncols), pred)
 
     def dealloc(
         self, taddr: object, ncols: object, *, cta_group: int = 1, pred: object = None
@@ -228,11 +159,8 @@ class Tcgen05:
             cta_group: 1 or 2, as for the allocation.
             pred: optional guard predicate.
         """
-        op = "tcgen05.dealloc"
-        address = int_reg(taddr, 32, "taddr (the TMEM address)", op)
-        cols = _ncols(ncols, op)
-        mods = ("dealloc", cta_group_mod(cta_group, op), "sync", "aligned", "b32")
-        emit_inst("tcgen05", mods, (address, cols), pred)
+        mods = ("dealloc", cta_group_mod(cta_group, "tcgen05.dealloc"), "sync", "aligned", "b32")
+        emit_inst("tcgen05", mods, (taddr, ncols), pred)
 
     def relinquish_alloc_permit(self, *, cta_group: int = 1, pred: object = None) -> None:
         """Give up this CTA's right to allocate Tensor Memory (lets other CTAs allocate).
@@ -241,8 +169,8 @@ class Tcgen05:
         instruction). PTX ISA:
         https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-alloc-dealloc-relinquish-alloc-permit
         """
-        op = "tcgen05.relinquish_alloc_permit"
-        mods = ("relinquish_alloc_permit", cta_group_mod(cta_group, op), "sync", "aligned")
+        group = cta_group_mod(cta_group, "tcgen05.relinquish_alloc_permit")
+        mods = ("relinquish_alloc_permit", group, "sync", "aligned")
         emit_inst("tcgen05", mods, (), pred)
 
     def ld(
@@ -274,18 +202,12 @@ class Tcgen05:
             pred: optional guard predicate.
 
         Raises:
-            PtxDslError: e.g. "tcgen05.ld .32x32b.x4 expects 4 destination registers, but
-                got 2".
+            PtxDslError: the ISA table's reason, e.g. "tcgen05.ld.sync.aligned.32x32b.x4.b32
+                operand 0 (r) expects a vector of 4 elements, but got 2".
         """
-        op = "tcgen05.ld"
-        mods, regs, split = _ld_st(op, dst, shape, num, half_split_offset)
-        if not isinstance(pack, bool):
-            raise PtxDslError(f"{op}: pack must be True or False, got {pack!r}")
-        mods = ["ld", *mods, *(["pack::16b"] if pack else []), "b32"]
-        operands: list[object] = [regs, tmem(taddr, "taddr", op)]
-        if split is not None:
-            operands.append(split)
-        emit_inst("tcgen05", tuple(mods), tuple(operands), pred)
+        mods = _ld_st_mods("ld", shape, num, "pack::16b", pack)
+        operands = present((vector(dst), tmem(taddr), half_split_offset))
+        emit_inst("tcgen05", mods, operands, pred)
 
     def st(
         self,
@@ -314,29 +236,15 @@ class Tcgen05:
             half_split_offset: immediate offset of the second access (16x32bx2 only).
             pred: optional guard predicate.
         """
-        op = "tcgen05.st"
-        mods, regs, split = _ld_st(op, src, shape, num, half_split_offset)
-        if not isinstance(unpack, bool):
-            raise PtxDslError(f"{op}: unpack must be True or False, got {unpack!r}")
-        mods = ["st", *mods, *(["unpack::16b"] if unpack else []), "b32"]
-        operands: list[object] = [tmem(taddr, "taddr", op)]
-        if split is not None:
-            operands.append(split)
-        operands.append(regs)
-        emit_inst("tcgen05", tuple(mods), tuple(operands), pred)
+        mods = _ld_st_mods("st", shape, num, "unpack::16b", unpack)
+        operands = present((tmem(taddr), half_split_offset, vector(src)))
+        emit_inst("tcgen05", mods, operands, pred)
 
     def cp(
-        self,
-        taddr: object,
-        s_desc: object,
-        *,
-        shape: str,
-        cta_group: int = 1,
-        multicast: str | None = None,
-        dst_fmt: str | None = None,
-        src_fmt: str | None = None,
-        pred: object = None,
-    ) -> None:
+        self, taddr: object, s_desc: object, *,
+        shape: str, cta_group: int = 1, multicast: str | None = None, dst_fmt: str | None = None,
+        src_fmt: str | None = None, pred: object = None,
+    ) -> None:  # fmt: skip
         """Copy a matrix from shared memory to Tensor Memory, asynchronously.
 
         Emits ``[@pred] tcgen05.cp.cta_group::N.<shape>[.<multicast>][.<dst_fmt>.<src_fmt>]
@@ -357,28 +265,10 @@ class Tcgen05:
             pred: optional guard predicate.
         """
         op = "tcgen05.cp"
-        if shape not in CP_SHAPES:
-            raise PtxDslError(f"{op}: shape must be one of {', '.join(CP_SHAPES)}, got {shape!r}")
-        allowed = CP_SHAPES[shape]
-        if multicast not in allowed:
-            need = " or ".join(repr(m) for m in allowed)
-            raise PtxDslError(
-                f"{op}: shape {shape} takes multicast={need}, got multicast={multicast!r}"
-            )
-        mods = ["cp", cta_group_mod(cta_group, op), shape]
-        if multicast is not None:
-            mods.append(multicast)
-        if src_fmt is not None or dst_fmt is not None:
-            if src_fmt not in CP_SRC_FMTS:
-                raise PtxDslError(
-                    f"{op}: decompression needs src_fmt= one of {', '.join(CP_SRC_FMTS)}, got "
-                    f"{src_fmt!r}"
-                )
-            if dst_fmt not in (None, "b8x16"):
-                raise PtxDslError(f"{op}: dst_fmt must be 'b8x16', got {dst_fmt!r}")
-            mods += ["b8x16", src_fmt]
-        operands = (tmem(taddr, "taddr", op), descriptor(s_desc, "s_desc", op))
-        emit_inst("tcgen05", tuple(mods), operands, pred)
+        fmts = () if dst_fmt is None and src_fmt is None else (dst_fmt or "b8x16", src_fmt)
+        mods = present(("cp", cta_group_mod(cta_group, op), shape, multicast, *fmts))
+        operands = (tmem(taddr), const(s_desc, 64, "s_desc", op, 16))
+        emit_inst("tcgen05", mods, operands, pred)
 
     def commit(
         self,
@@ -407,36 +297,10 @@ class Tcgen05:
         op = "tcgen05.commit"
         target, shared = shared_or_generic(mbar, "mbar", op)
         mods = ["commit", cta_group_mod(cta_group, op), "mbarrier::arrive::one"]
-        if shared:
-            mods.append("shared::cluster")
-        operands: list[object] = [target]
-        if multicast_mask is not None:
-            mods.append("multicast::cluster")
-            operands.append(_cta_mask(multicast_mask, op))
-        mods.append("b64")
-        emit_inst("tcgen05", tuple(mods), tuple(operands), pred)
-
-
-def _ncols(ncols: object, op: str) -> object:
-    if isinstance(ncols, int) and not isinstance(ncols, bool):
-        if ncols not in (32, 64, 128, 256, 512):
-            raise PtxDslError(
-                f"{op}: ncols must be a power of two in 32..512 (32, 64, 128, 256, 512), got "
-                f"{ncols}"
-            )
-        return ncols
-    return u32_or_imm(ncols, "ncols", op)
-
-
-def _cta_mask(mask: object, op: str) -> object:
-    if isinstance(mask, int) and not isinstance(mask, bool) and 0 <= mask <= 0xFFFF:
-        return mask
-    if is_int_reg(mask, 16):
-        return mask
-    raise PtxDslError(
-        f"{op}: multicast_mask must be a 16-bit register (u16/b16) or an int in 0..0xFFFF, "
-        f"got {describe(mask)}"
-    )
+        mods += ["shared::cluster"] if shared else []
+        mods += ["multicast::cluster"] if multicast_mask is not None else []
+        operands = present((target, const(multicast_mask, 16, "multicast_mask", op)))
+        emit_inst("tcgen05", (*mods, "b64"), operands, pred)
 
 
 tcgen05 = Tcgen05()

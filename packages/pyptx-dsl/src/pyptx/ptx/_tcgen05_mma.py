@@ -9,199 +9,60 @@ Operands are in PTX order, destination first. Build the descriptors with
 
 from __future__ import annotations
 
-from pyptx.ir import Instruction
+from collections.abc import Mapping
+
+from pyptx.ir import Instruction, isa
 
 from ..dsl.errors import PtxDslError
 from ..dsl.operands import Addr, emit_inst
-from ._tcgen05_common import (
-    cta_group_mod,
-    describe,
-    descriptor,
-    enable_input,
-    is_int_reg,
-    reg_vector,
-    tmem,
+from . import _tcgen05_common as c
+
+__all__ = ["BLOCK_SCALED_KINDS", "Mma", "MmaWs"]
+
+BLOCK_SCALED_KINDS = frozenset(
+    kind
+    for form in isa.SPECS["tcgen05.mma"].forms
+    for kind in (form.groups[1].values if form.group("block_scale") else ())
 )
-from ._tcgen05_common import idesc as idesc_operand
-
-__all__ = ["BLOCK_SCALED_KINDS", "MMA_KINDS", "SCALE_VECS", "Mma", "MmaWs"]
-
-MMA_KINDS = ("f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4")
-"""Every ``.kind`` of ``tcgen05.mma`` / ``tcgen05.mma.sp``."""
-
-BLOCK_SCALED_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
-"""Kinds that always carry ``.block_scale`` and the ``[scale-A], [scale-B]`` operands."""
-
-_WS_KINDS = ("f16", "tf32", "f8f6f4", "i8")
-_SCALE_INPUT_D_KINDS = ("f16", "tf32")
-_COLLECTOR_OPS = ("fill", "use", "lastuse", "discard")
-
-SCALE_VECS: dict[str, tuple[str, ...]] = {
-    "mxf8f6f4": ("1X", "block32"),
-    "mxf4": ("2X", "block32"),
-    "mxf4nvf4": ("2X", "4X", "block16", "block32"),
-}
-"""Allowed ``scale_vec=`` per block-scaled kind (PTX ISA table "Valid combinations of
-scale_vectorsize with types and MMA-Kind"); ``.kind::mxf4nvf4`` requires one."""
+"""The ``.kind::K`` of the ISA table's ``.block_scale`` forms (after ``.cta_group``), which
+take the ``[scale-A], [scale-B]`` operands; which ``scale_vec`` each takes is the table's."""
 
 
-def _kind(kind: object, allowed: tuple[str, ...], op: str) -> str:
-    name = kind.removeprefix("kind::") if isinstance(kind, str) else kind
-    if name not in allowed:
-        raise PtxDslError(f"{op}: kind must be one of {', '.join(allowed)}, got {kind!r}")
-    assert isinstance(name, str)
-    return name
+def _emit_mma(variant: tuple[str, ...], args: Mapping[str, object]) -> Instruction:
+    """Emit one ``tcgen05.<variant>`` from a public method's arguments (its ``locals()``).
 
-
-def _scale_vec(kind: str, value: object, op: str) -> str | None:
-    allowed = SCALE_VECS[kind]
-    if value is None:
-        if kind == "mxf4nvf4":
-            raise PtxDslError(
-                f"{op}: .kind::mxf4nvf4 needs an explicit scale_vec= (one of {', '.join(allowed)})"
-            )
-        return None
-    name = value.removeprefix("scale_vec::") if isinstance(value, str) else value
-    if name not in allowed:
-        raise PtxDslError(
-            f"{op}: scale_vec for .kind::{kind} must be one of {', '.join(allowed)}, got {value!r}"
-        )
-    assert isinstance(name, str)
-    return name if name.startswith("block") else f"scale_vec::{name}"
-
-
-def _a_operand(a: object, op: str) -> tuple[object, bool]:
-    """(operand, whether A is in Tensor Memory): 32-bit register/``ptx.addr`` = TMEM."""
-    if isinstance(a, Addr) or is_int_reg(a, 32):
-        return tmem(a, "a", op), True
-    if is_int_reg(a, 64) or (isinstance(a, int) and not isinstance(a, bool)):
-        return descriptor(a, "a", op), False
-    raise PtxDslError(
-        f"{op}: a must be a 64-bit shared memory descriptor register (A in shared memory) or "
-        f"a 32-bit Tensor Memory address register / ptx.addr(...) (A in Tensor Memory), got "
-        f"{describe(a)}"
-    )
-
-
-def _emit_mma(
-    op: str,
-    *,
-    ws: bool,
-    sparse: bool,
-    d_tmem: object,
-    a: object,
-    b_desc: object,
-    sp_meta: object,
-    idesc: object,
-    kind: object,
-    enable_input_d: object,
-    cta_group: object,
-    disable_output_lane: object = None,
-    scale_input_d: object = None,
-    scale_a: object = None,
-    scale_b: object = None,
-    scale_vec: object = None,
-    collector: object = None,
-    buffer: object = None,
-    ashift: object = False,
-    zero_column_mask: object = None,
-    pred: object = None,
-) -> Instruction:
-    name = _kind(kind, _WS_KINDS if ws else MMA_KINDS, op)
-    scaled = name in BLOCK_SCALED_KINDS
-    mods = ["mma", *(["ws"] if ws else []), *(["sp"] if sparse else [])]
-    if ws and cta_group != 1:
-        raise PtxDslError(f"{op} exists only with cta_group=1, got cta_group={cta_group!r}")
-    mods += [cta_group_mod(cta_group, op), f"kind::{name}"]
-
-    a_op, a_in_tmem = _a_operand(a, op)
-    operands: list[object] = [tmem(d_tmem, "d_tmem", op), a_op]
-    operands.append(descriptor(b_desc, "b_desc", op))
-    if sparse:
-        operands.append(tmem(sp_meta, "sp_meta (the sparsity metadata address)", op))
-    operands.append(idesc_operand(idesc, op))
-    enable = enable_input(enable_input_d, op)
-
-    if scaled:
-        mods.append("block_scale")
-        vec = _scale_vec(name, scale_vec, op)
-        if vec is not None:
-            mods.append(vec)
-        if scale_a is None or scale_b is None:
-            raise PtxDslError(
-                f"{op}: .kind::{name} is block-scaled and needs scale_a= and scale_b= (the "
-                "Tensor Memory addresses of the scale factors)"
-            )
-        for what, value in (("disable_output_lane", disable_output_lane),
-                            ("scale_input_d", scale_input_d)):  # fmt: skip
-            if value is not None:
-                raise PtxDslError(f"{op}: {what} is not an operand of block-scaled .kind::{name}")
-    elif scale_a is not None or scale_b is not None or scale_vec is not None:
-        raise PtxDslError(
-            f"{op}: scale_a, scale_b and scale_vec belong to the block-scaled kinds "
-            f"({', '.join(BLOCK_SCALED_KINDS)}), not .kind::{name}"
-        )
-
-    if not isinstance(ashift, bool):
-        raise PtxDslError(f"{op}: ashift must be True or False, got {ashift!r}")
-    if ashift:
-        if scaled:
-            raise PtxDslError(f"{op}: .ashift is not allowed with block-scaled .kind::{name}")
-        if not a_in_tmem:
-            raise PtxDslError(
-                f"{op}: .ashift shifts A in Tensor Memory; pass a as a TMEM address (a 32-bit "
-                "register), not a shared memory descriptor"
-            )
-        if collector in ("fill", "use"):
-            raise PtxDslError(f"{op}: .ashift cannot be combined with collector={collector!r}")
-        mods.append("ashift")
-
+    Keywords become modifiers and operands go in PTX order; an operand left out (``None``) is
+    dropped, so the ISA table judges exactly what was asked for.
+    """
+    get, op = args.get, "tcgen05." + ".".join(variant)
+    kind, vec, collector, buffer = get("kind"), get("scale_vec"), get("collector"), get("buffer")
+    mods = [*variant, c.cta_group_mod(get("cta_group"), op)]
+    mods.append("kind::" + (kind.removeprefix("kind::") if isinstance(kind, str) else str(kind)))
+    mods += ["block_scale"] if mods[-1] in BLOCK_SCALED_KINDS else []
+    if vec is not None:
+        vec = str(vec).removeprefix("scale_vec::")
+        mods.append(vec if vec.startswith("block") else f"scale_vec::{vec}")
+    mods += ["ashift"] if c.flag(get("ashift", False), "ashift", op) else []
     if collector is not None:
-        if collector not in _COLLECTOR_OPS:
-            raise PtxDslError(
-                f"{op}: collector must be one of {', '.join(_COLLECTOR_OPS)}, got {collector!r}"
-            )
-        if ws:
-            buf = 0 if buffer is None else buffer
-            if isinstance(buf, bool) or buf not in (0, 1, 2, 3):
-                raise PtxDslError(f"{op}: buffer selects collector b0-b3; got {buffer!r}")
-            mods.append(f"collector::b{buf}::{collector}")
-        else:
-            mods.append(f"collector::a::{collector}")
+        where = f"b{0 if buffer is None else buffer}" if "ws" in variant else "a"
+        mods.append(f"collector::{where}::{collector}")
     elif buffer is not None:
         raise PtxDslError(f"{op}: buffer= needs collector= (fill, use, lastuse or discard)")
-
-    if scaled:
-        operands += [tmem(scale_a, "scale_a", op), tmem(scale_b, "scale_b", op), enable]
-    elif ws:
-        operands.append(enable)
-        if zero_column_mask is not None:
-            operands.append(descriptor(zero_column_mask, "zero_column_mask", op))
-    else:
-        if disable_output_lane is not None:
-            count = 8 if cta_group == 2 else 4
-            detail = f".cta_group::{cta_group}"
-            operands.append(
-                reg_vector(disable_output_lane, count, "disable_output_lane", op, detail)
-            )
-        operands.append(enable)
-        if scale_input_d is not None:
-            if name not in _SCALE_INPUT_D_KINDS:
-                raise PtxDslError(
-                    f"{op}: scale_input_d is only valid for .kind::f16 and .kind::tf32, not "
-                    f".kind::{name}"
-                )
-            if (
-                not isinstance(scale_input_d, int)
-                or isinstance(scale_input_d, bool)
-                or not 0 <= scale_input_d <= 15
-            ):
-                raise PtxDslError(
-                    f"{op}: scale_input_d is an immediate in 0..15 (D is scaled by "
-                    f"2**-scale_input_d), got {scale_input_d!r}"
-                )
-            operands.append(scale_input_d)
-    return emit_inst("tcgen05", tuple(mods), tuple(operands), pred)
+    a = get("a")
+    operands = (
+        c.tmem(get("d_tmem")),
+        c.tmem(a) if isinstance(a, Addr) or c.is_int_reg(a, 32) else c.const(a, 64, "a", op, 16),
+        c.const(get("b_desc"), 64, "b_desc", op, 16),
+        c.tmem(get("sp_meta")),
+        c.const(get("idesc"), 32, "idesc (the instruction descriptor)", op, 8),
+        c.vector(get("disable_output_lane")),
+        c.tmem(get("scale_a")),
+        c.tmem(get("scale_b")),
+        c.enable_input(get("enable_input_d")),
+        get("scale_input_d"),
+        c.const(get("zero_column_mask"), 64, "zero_column_mask", op, 16),
+    )
+    return emit_inst("tcgen05", tuple(mods), c.present(operands), get("pred"))
 
 
 class MmaWs:
@@ -212,20 +73,10 @@ class MmaWs:
     """
 
     def __call__(
-        self,
-        d_tmem: object,
-        a: object,
-        b_desc: object,
-        idesc: object,
-        *,
-        kind: str,
-        enable_input_d: object,
-        collector: str | None = None,
-        buffer: int | None = None,
-        zero_column_mask: object = None,
-        cta_group: int = 1,
-        pred: object = None,
-    ) -> None:
+        self, d_tmem: object, a: object, b_desc: object, idesc: object, *,
+        kind: str, enable_input_d: object, collector: str | None = None, buffer: int | None = None,
+        zero_column_mask: object = None, cta_group: int = 1, pred: object = None,
+    ) -> None:  # fmt: skip
         """Weight-stationary MMA: one ``tcgen05.mma.ws`` instruction.
 
         Emits ``[@pred] tcgen05.mma.ws.cta_group::1.kind::K[.collector::bN::op]
@@ -246,29 +97,13 @@ class MmaWs:
             cta_group: must be 1.
             pred: optional guard predicate.
         """
-        _emit_mma(
-            "tcgen05.mma.ws", ws=True, sparse=False, d_tmem=d_tmem, a=a, b_desc=b_desc,
-            sp_meta=None, idesc=idesc, kind=kind, enable_input_d=enable_input_d,
-            cta_group=cta_group, collector=collector, buffer=buffer,
-            zero_column_mask=zero_column_mask, pred=pred,
-        )  # fmt: skip
+        _emit_mma(("mma", "ws"), locals())
 
     def sp(
-        self,
-        d_tmem: object,
-        a: object,
-        b_desc: object,
-        sp_meta: object,
-        idesc: object,
-        *,
-        kind: str,
-        enable_input_d: object,
-        collector: str | None = None,
-        buffer: int | None = None,
-        zero_column_mask: object = None,
-        cta_group: int = 1,
-        pred: object = None,
-    ) -> None:
+        self, d_tmem: object, a: object, b_desc: object, sp_meta: object, idesc: object, *,
+        kind: str, enable_input_d: object, collector: str | None = None, buffer: int | None = None,
+        zero_column_mask: object = None, cta_group: int = 1, pred: object = None,
+    ) -> None:  # fmt: skip
         """Weight-stationary MMA with sparse A: one ``tcgen05.mma.ws.sp`` instruction.
 
         Emits ``[@pred] tcgen05.mma.ws.sp.cta_group::1.kind::K[.collector::bN::op]
@@ -290,12 +125,7 @@ class MmaWs:
             cta_group: must be 1.
             pred: optional guard predicate.
         """
-        _emit_mma(
-            "tcgen05.mma.ws.sp", ws=True, sparse=True, d_tmem=d_tmem, a=a, b_desc=b_desc,
-            sp_meta=sp_meta, idesc=idesc, kind=kind, enable_input_d=enable_input_d,
-            cta_group=cta_group, collector=collector, buffer=buffer,
-            zero_column_mask=zero_column_mask, pred=pred,
-        )  # fmt: skip
+        _emit_mma(("mma", "ws", "sp"), locals())
 
 
 class Mma:
@@ -309,24 +139,12 @@ class Mma:
     """``ptx.tcgen05.mma.ws`` (and ``ptx.tcgen05.mma.ws.sp``)."""
 
     def __call__(
-        self,
-        d_tmem: object,
-        a: object,
-        b_desc: object,
-        idesc: object,
-        *,
-        kind: str,
-        enable_input_d: object,
-        cta_group: int = 1,
-        disable_output_lane: object = None,
-        scale_input_d: int | None = None,
-        scale_a: object = None,
-        scale_b: object = None,
-        scale_vec: str | None = None,
-        collector: str | None = None,
-        ashift: bool = False,
+        self, d_tmem: object, a: object, b_desc: object, idesc: object, *,
+        kind: str, enable_input_d: object, cta_group: int = 1, disable_output_lane: object = None,
+        scale_input_d: int | None = None, scale_a: object = None, scale_b: object = None,
+        scale_vec: str | None = None, collector: str | None = None, ashift: bool = False,
         pred: object = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """Dense MMA: one ``tcgen05.mma`` instruction (single-thread issue).
 
         Emits, with ``a`` either ``a_desc`` or ``[a_tmem]``:
@@ -358,39 +176,20 @@ class Mma:
             scale_a: TMEM address of the A scale factors (block-scaled kinds).
             scale_b: TMEM address of the B scale factors (block-scaled kinds).
             scale_vec: ``1X``, ``2X``, ``4X``, ``block16`` or ``block32`` (required for
-                ``mxf4nvf4``; see :data:`SCALE_VECS`).
+                ``mxf4nvf4``; the ISA table says which each block-scaled kind takes).
             collector: A collector usage: ``fill``, ``use``, ``lastuse`` or ``discard``.
             ashift: shift the rows of A (in Tensor Memory) down by one (M = 128/256).
             pred: optional guard predicate.
         """
-        _emit_mma(
-            "tcgen05.mma", ws=False, sparse=False, d_tmem=d_tmem, a=a, b_desc=b_desc,
-            sp_meta=None, idesc=idesc, kind=kind, enable_input_d=enable_input_d,
-            cta_group=cta_group, disable_output_lane=disable_output_lane,
-            scale_input_d=scale_input_d, scale_a=scale_a, scale_b=scale_b,
-            scale_vec=scale_vec, collector=collector, ashift=ashift, pred=pred,
-        )  # fmt: skip
+        _emit_mma(("mma",), locals())
 
     def sp(
-        self,
-        d_tmem: object,
-        a: object,
-        b_desc: object,
-        sp_meta: object,
-        idesc: object,
-        *,
-        kind: str,
-        enable_input_d: object,
-        cta_group: int = 1,
-        disable_output_lane: object = None,
-        scale_input_d: int | None = None,
-        scale_a: object = None,
-        scale_b: object = None,
-        scale_vec: str | None = None,
-        collector: str | None = None,
-        ashift: bool = False,
+        self, d_tmem: object, a: object, b_desc: object, sp_meta: object, idesc: object, *,
+        kind: str, enable_input_d: object, cta_group: int = 1, disable_output_lane: object = None,
+        scale_input_d: int | None = None, scale_a: object = None, scale_b: object = None,
+        scale_vec: str | None = None, collector: str | None = None, ashift: bool = False,
         pred: object = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """Sparse-A MMA: one ``tcgen05.mma.sp`` instruction.
 
         Emits the forms of :meth:`__call__` with ``.sp`` after ``mma`` and the metadata
@@ -417,10 +216,4 @@ class Mma:
             ashift: shift the rows of A down by one (A in Tensor Memory).
             pred: optional guard predicate.
         """
-        _emit_mma(
-            "tcgen05.mma.sp", ws=False, sparse=True, d_tmem=d_tmem, a=a, b_desc=b_desc,
-            sp_meta=sp_meta, idesc=idesc, kind=kind, enable_input_d=enable_input_d,
-            cta_group=cta_group, disable_output_lane=disable_output_lane,
-            scale_input_d=scale_input_d, scale_a=scale_a, scale_b=scale_b,
-            scale_vec=scale_vec, collector=collector, ashift=ashift, pred=pred,
-        )  # fmt: skip
+        _emit_mma(("mma", "sp"), locals())

@@ -2,7 +2,7 @@
 
 ``ptx.shfl.sync``, ``ptx.vote.sync``, ``ptx.match.sync``, ``ptx.redux.sync`` and
 ``ptx.activemask`` emit one instruction each; ``membermask`` is the last operand, as in PTX
-(``-1`` for the full warp).
+(``-1`` for the full warp); ``pred=`` is an optional guard predicate.
 
 The warp reductions ``ptx.warp_reduce_sum`` / ``warp_reduce_max`` / ``warp_reduce_min`` are
 multi-instruction helpers listed in :data:`MULTI_INSTRUCTION`: a butterfly of
@@ -11,32 +11,40 @@ multi-instruction helpers listed in :data:`MULTI_INSTRUCTION`: a butterfly of
 
 from __future__ import annotations
 
+from typing import Protocol
+
+from pyptx.ir import PtxType, isa
+
 from ..dsl.errors import PtxDslError
-from ..dsl.operands import NotPred, emit_inst
+from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg, _new
-from ._arith_common import (
-    T,
-    TypeArg,
-    check_takes,
-    dest,
-    dest_pair,
-    flag,
-    pair_operand,
-    predicate,
-    required,
-    resolve_type,
-)
+from ._arith_common import TypeArg, pair
+from ._memory import slot
+from ._sync_operands import flags, words
 
 __all__ = [
-    "activemask",
-    "match",
-    "redux",
-    "shfl",
-    "vote",
-    "warp_reduce_max",
-    "warp_reduce_min",
+    "activemask", "match", "redux", "shfl", "vote", "warp_reduce_max", "warp_reduce_min",
     "warp_reduce_sum",
-]
+]  # fmt: skip
+
+
+def _infer(name: str, ty: TypeArg, *regs: object, op: str | None = None) -> str:
+    """The type modifier: ``ty`` as given, else read off the registers.
+
+    That is the first register type the ISA table allows (or the bit type of the register's
+    width), else the first register's own type, else ``.b32``; the table judges the result.
+    """
+    if ty is not None:
+        return ty.value if isinstance(ty, PtxType) else str(ty)
+    where = (("op", op),) if isinstance(op, str) else ()
+    allowed = set(slot(name, "type", *where)) if name in isa.SPECS else set()
+    for r in regs:
+        if isinstance(r, Reg) and r.type is not PtxType.PRED:
+            for t in (r.type.value, f"b{r.type.bits}"):
+                if t in allowed:
+                    return t
+    first = next((r for r in regs if isinstance(r, Reg)), None)
+    return first.type.value if first is not None else "b32"
 
 
 class _Shfl:
@@ -77,17 +85,8 @@ class _Shfl:
 
         PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-shfl-sync
         """
-        first, p = dest_pair("shfl.sync", d)
-        dst = dest("shfl.sync", first)
-        m = required("shfl.sync", "mode", mode, ("up", "down", "bfly", "idx"))
-        if dst.type.bits != 32:
-            raise PtxDslError(
-                f"shfl.sync moves 32-bit values, but {dst.name} is {dst.type.ptx}; shuffle "
-                "64-bit values as two halves"
-            )
-        out = pair_operand(dst, p) if p is not None else dst
-        emit_inst("shfl", ["sync", m, "b32"], (out, a, b, c, membermask), pred)
-        return (dst, p) if p is not None else dst
+        emit_inst("shfl", ["sync", *words(mode), "b32"], (pair(d), a, b, c, membermask), pred)
+        return d
 
 
 shfl = _Shfl()
@@ -119,18 +118,9 @@ class _Vote:
 
         PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-vote-sync
         """
-        m = required("vote.sync", "mode", mode, ("all", "any", "uni", "ballot"))
-        dst = dest("vote.sync", d)
-        predicate("vote.sync", "a", a.reg if isinstance(a, NotPred) else a)
-        if m == "ballot":
-            if dst.type.bits != 32:
-                raise PtxDslError(f"vote.sync.ballot writes a 32-bit mask, not {dst.type.ptx}")
-            ty = "b32"
-        else:
-            predicate(f"vote.sync.{m}", "its destination", dst)
-            ty = "pred"
-        emit_inst("vote", ["sync", m, ty], (dst, a, membermask), pred)
-        return dst
+        ty = "b32" if mode == "ballot" else "pred"
+        emit_inst("vote", ["sync", *words(mode), ty], (d, a, membermask), pred)
+        return d
 
 
 vote = _Vote()
@@ -169,39 +159,25 @@ class _Match:
 
         PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-match-sync
         """
-        m = required("match.sync", "mode", mode, ("any", "all"))
-        first, p = dest_pair("match.sync", d)
-        dst = dest("match.sync", first)
-        if p is not None and m == "any":
-            raise PtxDslError("match.any.sync has no predicate output; use a plain destination")
-        t = resolve_type(f"match.{m}.sync", ty, (T.B32, T.B64), a, by_width=True)
-        out = pair_operand(dst, p) if p is not None else dst
-        emit_inst("match", [m, "sync", t.value], (out, a, membermask), pred)
-        return (dst, p) if p is not None else dst
+        t = _infer(f"match.{mode}.sync", ty, a)
+        emit_inst("match", [*words(mode), "sync", t], (pair(d), a, membermask), pred)
+        return d
 
 
 match = _Match()
 """``ptx.match.sync(d, a, membermask, mode="any"|"all")``."""
 
-_REDUX_INT = ("add", "min", "max")
-_REDUX_BITS = ("and", "or", "xor")
+
+_NAN = {"nan": "NaN"}
 
 
 class _Redux:
     """``ptx.redux.sync(...)``."""
 
     def sync(
-        self,
-        d: Reg,
-        a: object,
-        membermask: object,
-        *,
-        op: str,
-        ty: TypeArg = None,
-        abs: bool = False,
-        nan: bool = False,
-        pred: object = None,
-    ) -> Reg:
+        self, d: Reg, a: object, membermask: object, *,
+        op: str, ty: TypeArg = None, abs: bool = False, nan: bool = False, pred: object = None,
+    ) -> Reg:  # fmt: skip
         """Reduce a value across the warp in one instruction (sm_80).
 
         Emits ``redux.sync.<add|min|max>.<u32|s32>``, ``redux.sync.<and|or|xor>.b32`` or
@@ -226,18 +202,10 @@ class _Redux:
 
         PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-redux-sync
         """
-        o = required("redux.sync", "op", op, (*_REDUX_INT, *_REDUX_BITS))
-        dst = dest("redux.sync", d)
-        if o in _REDUX_BITS:
-            allowed: tuple[T, ...] = (T.B32,)
-        else:
-            allowed = (T.U32, T.S32, T.F32) if o != "add" else (T.U32, T.S32)
-        t = resolve_type(f"redux.sync.{o}", ty, allowed, dst, a, by_width=True)
-        takes = ("abs", "nan") if t is T.F32 else ()
-        check_takes(f"redux.sync.{o}.{t.value}", {"abs": abs, "nan": nan}, takes)
-        flags = [s for s, v in (("abs", abs), ("NaN", nan)) if flag("redux.sync", s.lower(), v)]
-        emit_inst("redux", ["sync", o, *flags, t.value], (dst, a, membermask), pred)
-        return dst
+        t = _infer("redux.sync", ty, d, a, op=op)
+        mods = [_NAN.get(m, m) for m in flags(f"redux.sync.{op}", abs=abs, nan=nan)]
+        emit_inst("redux", ["sync", *words(op), *mods, t], (d, a, membermask), pred)
+        return d
 
 
 redux = _Redux()
@@ -247,50 +215,56 @@ redux = _Redux()
 def activemask(d: Reg, *, pred: object = None) -> Reg:
     """Read the mask of currently active lanes (one instruction): ``activemask.b32 d``.
 
-    Args:
-        d: destination 32-bit register.
-        pred: optional guard predicate.
+    ``d`` is the destination 32-bit register.
 
     Returns:
         ``d``.
 
     PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-activemask
     """
-    dst = dest("activemask", d)
-    if dst.type.bits != 32:
-        raise PtxDslError(f"activemask writes a 32-bit mask, but {dst.name} is {dst.type.ptx}")
-    emit_inst("activemask", ["b32"], (dst,), pred)
-    return dst
+    emit_inst("activemask", ["b32"], (d,), pred)
+    return d
 
 
-_REDUCE_TYPES = (T.U32, T.S32, T.F32, T.F16X2, T.BF16X2)
+class _Reduce(Protocol):
+    def __call__(self, value: Reg, *, width: int = 32, membermask: object = -1) -> Reg: ...
 
 
-def _warp_reduce(name: str, op: str, value: object, width: object, membermask: object) -> Reg:
-    if not isinstance(value, Reg) or value.type not in _REDUCE_TYPES:
-        got = f"{value.name} of type {value.type.ptx}" if isinstance(value, Reg) else repr(value)
-        raise PtxDslError(
-            f"ptx.{name} reduces a register of type u32, s32, f32, f16x2 or bf16x2, but got {got}"
-        )
-    if width not in (2, 4, 8, 16, 32) or isinstance(width, bool):
-        raise PtxDslError(f"ptx.{name} needs width= a power of two from 2 to 32, got {width!r}")
-    assert isinstance(width, int)
-    ty = value.type
-    clamp = ((32 - width) << 8) | 0x1F
-    offset = width // 2
-    acc: Reg = value
-    while offset:
-        other = _new(ty)
-        emit_inst("shfl", ["sync", "bfly", "b32"], (other, acc, offset, clamp, membermask))
-        nxt = _new(ty)
-        emit_inst(op, [ty.value], (nxt, acc, other))
-        acc = nxt
-        offset //= 2
-    return acc
+def _reducer(op: str, what: str, doc: str) -> _Reduce:
+    """``ptx.warp_reduce_<what>``: the butterfly of ``shfl.sync.bfly.b32`` and ``op`` pairs."""
+    name = f"warp_reduce_{what}"
+
+    def reduce(value: Reg, *, width: int = 32, membermask: object = -1) -> Reg:
+        # The ISA table judges the value's type at ``shfl`` and at ``op``.
+        if not isinstance(value, Reg):
+            raise PtxDslError(f"ptx.{name} reduces a register, but got {value!r}")
+        if width not in (2, 4, 8, 16, 32) or isinstance(width, bool):
+            raise PtxDslError(f"ptx.{name} needs width= a power of two from 2 to 32, got {width!r}")
+        ty, clamp, offset, acc = value.type, ((32 - width) << 8) | 0x1F, width // 2, value
+        while offset:
+            other, nxt = _new(ty), _new(ty)
+            emit_inst("shfl", ["sync", "bfly", "b32"], (other, acc, offset, clamp, membermask))
+            emit_inst(op, [ty.value], (nxt, acc, other))
+            acc, offset = nxt, offset // 2
+        return acc
+
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = doc
+    return reduce
 
 
-def warp_reduce_sum(value: Reg, *, width: int = 32, membermask: object = -1) -> Reg:
-    """Sum ``value`` over each ``width``-lane group of the warp (a multi-instruction helper).
+_REDUCE_ARGS = """
+    Args:
+        value: a ``u32``, ``s32``, ``f32``, ``f16x2`` or ``bf16x2`` register{lanewise}.
+        width: lanes per group: 2, 4, 8, 16 or 32.
+        membermask: the participating lanes (``-1`` for all).
+
+    Returns:
+        A new register with the {result}.
+{example}
+    PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-shfl-sync
+    """
+_SUM_DOC = """Sum ``value`` over each ``width``-lane group of the warp (a multi-instruction helper).
 
     Emits, for ``off`` = ``width/2``, ..., 2, 1 (five pairs for a full warp)::
 
@@ -299,61 +273,37 @@ def warp_reduce_sum(value: Reg, *, width: int = 32, membermask: object = -1) -> 
 
     with ``c = ((32 - width) << 8) | 31``, each into fresh registers; every lane of a group
     ends with the group's total. The input register is not changed.
+"""
+_MINMAX_DOC = """{what} of ``value`` over each ``width``-lane group (a multi-instruction helper).
 
-    Args:
-        value: a ``u32``, ``s32``, ``f32``, ``f16x2`` or ``bf16x2`` register (``f16x2``
-            adds lanewise; ``bf16x2`` add needs sm_90).
-        width: lanes per group: 2, 4, 8, 16 or 32.
-        membermask: the participating lanes (``-1`` for all).
-
-    Returns:
-        A new register with the sum.
-
+    Emits ``log2(width)`` pairs of ``shfl.sync.bfly.b32 t, v, off, c, membermask;`` and
+    ``{op}.<type> v', v, t;``, exactly as :func:`warp_reduce_sum` does with ``add``.
+"""
+_SUM_EXAMPLE = """
     Example:
         ``total = ptx.warp_reduce_sum(x)`` on an ``f32`` register emits five
         ``shfl.sync.bfly.b32`` + ``add.f32`` pairs.
+"""
+_LANEWISE = """ (``f16x2``
+            adds lanewise; ``bf16x2`` add needs sm_90)"""
 
-    PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-shfl-sync
-    """
-    return _warp_reduce("warp_reduce_sum", "add", value, width, membermask)
-
-
-def warp_reduce_max(value: Reg, *, width: int = 32, membermask: object = -1) -> Reg:
-    """Maximum of ``value`` over each ``width``-lane group (a multi-instruction helper).
-
-    Emits ``log2(width)`` pairs of ``shfl.sync.bfly.b32 t, v, off, c, membermask;`` and
-    ``max.<type> v', v, t;``, exactly as :func:`warp_reduce_sum` does with ``add``.
-
-    Args:
-        value: a ``u32``, ``s32``, ``f32``, ``f16x2`` or ``bf16x2`` register.
-        width: lanes per group: 2, 4, 8, 16 or 32.
-        membermask: the participating lanes (``-1`` for all).
-
-    Returns:
-        A new register with the maximum.
-
-    PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-shfl-sync
-    """
-    return _warp_reduce("warp_reduce_max", "max", value, width, membermask)
-
-
-def warp_reduce_min(value: Reg, *, width: int = 32, membermask: object = -1) -> Reg:
-    """Minimum of ``value`` over each ``width``-lane group (a multi-instruction helper).
-
-    Emits ``log2(width)`` pairs of ``shfl.sync.bfly.b32 t, v, off, c, membermask;`` and
-    ``min.<type> v', v, t;``, exactly as :func:`warp_reduce_sum` does with ``add``.
-
-    Args:
-        value: a ``u32``, ``s32``, ``f32``, ``f16x2`` or ``bf16x2`` register.
-        width: lanes per group: 2, 4, 8, 16 or 32.
-        membermask: the participating lanes (``-1`` for all).
-
-    Returns:
-        A new register with the minimum.
-
-    PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-shfl-sync
-    """
-    return _warp_reduce("warp_reduce_min", "min", value, width, membermask)
+warp_reduce_sum = _reducer(
+    "add",
+    "sum",
+    _SUM_DOC + _REDUCE_ARGS.format(lanewise=_LANEWISE, result="sum", example=_SUM_EXAMPLE),
+)
+warp_reduce_max = _reducer(
+    "max",
+    "max",
+    _MINMAX_DOC.format(what="Maximum", op="max")
+    + _REDUCE_ARGS.format(lanewise="", result="maximum", example=""),
+)
+warp_reduce_min = _reducer(
+    "min",
+    "min",
+    _MINMAX_DOC.format(what="Minimum", op="min")
+    + _REDUCE_ARGS.format(lanewise="", result="minimum", example=""),
+)
 
 
 _PAIR = (

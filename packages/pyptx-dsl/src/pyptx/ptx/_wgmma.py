@@ -4,76 +4,26 @@
 ``ptx.wgmma.mma_async(d, a, b, ...)`` / ``ptx.wgmma.mma_async.sp(...)`` each emit one
 instruction. ``a``/``b`` are 64-bit matrix descriptors (``ptx.wgmma.descriptor``), A may come
 from registers, and both may be tiles from ``smem.wgmma_tile``: then the descriptors are built
-on first use (see :data:`MULTI_INSTRUCTION`). Shapes and types are one table
-(:data:`WGMMA_FAMILIES`). See
+on first use (see :data:`MULTI_INSTRUCTION`). Shapes, types, accumulator sizes, selectors and
+which immediates a form takes are the ISA table's (``pyptx.ir.isa``). See
 https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from pyptx.ir import PtxType
+from pyptx.ir import Instruction, PtxType, isa
+from pyptx.ir.isa import Form
 
 from ..dsl import gmma
 from ..dsl.errors import PtxDslError
-from ..dsl.operands import NotPred, emit_inst
+from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg, _new
 from ..dsl.shared import SharedAlloc, SharedSlice
-from ._mma import fragment, parse_shape, shape_name
+from ._mma import default_accumulator, parse_shape, regs, shape_name
 
 __all__ = ["wgmma"]
 
-_FLOAT_N = tuple(range(8, 257, 8))
-_INT_N = (8, 16, 24, *range(32, 257, 16))
-_F16, _BF16, _F32, _S32 = PtxType.F16, PtxType.BF16, PtxType.F32, PtxType.S32
-
-
-@dataclass(frozen=True)
-class WgmmaFamily:
-    """One row of the wgmma table.
-
-    Attributes:
-        name: the family's name in messages.
-        types: A/B element types.
-        accum: legal D types.
-        k: the dense K (sparse is twice that).
-        ns: the legal N.
-        mixed: whether A and B may differ within the family.
-        scale: whether ``imm-scale-a/b`` operands exist (floating point).
-        trans: whether ``imm-trans-a/b`` operands exist (f16/bf16).
-        sparse_selector: the largest ``sp-sel`` for ``.sp`` (``None``: no sparse form).
-    """
-
-    name: str
-    types: frozenset[PtxType]
-    accum: tuple[PtxType, ...]
-    k: int
-    ns: tuple[int, ...]
-    mixed: bool = False
-    scale: bool = True
-    trans: bool = False
-    sparse_selector: int | None = None
-
-
-WGMMA_FAMILIES: tuple[WgmmaFamily, ...] = (
-    WgmmaFamily(
-        "f16", frozenset({_F16}), (_F32, _F16), 16, _FLOAT_N, trans=True, sparse_selector=1
-    ),
-    WgmmaFamily("bf16", frozenset({_BF16}), (_F32,), 16, _FLOAT_N, trans=True, sparse_selector=1),
-    WgmmaFamily("tf32", frozenset({PtxType.TF32}), (_F32,), 8, _FLOAT_N, sparse_selector=1),
-    WgmmaFamily(
-        "fp8", frozenset({PtxType.E4M3, PtxType.E5M2}), (_F32, _F16), 32, _FLOAT_N, mixed=True,
-        sparse_selector=0,
-    ),
-    WgmmaFamily(
-        "int8", frozenset({PtxType.S8, PtxType.U8}), (_S32,), 32, _INT_N, mixed=True,
-        scale=False, sparse_selector=0,
-    ),
-    WgmmaFamily("b1", frozenset({PtxType.B1}), (_S32,), 256, _INT_N, scale=False),
-)  # fmt: skip
-"""Dense (and ``.sp``) wgmma shapes m64nNkK per A/B type; the first accumulator is the default."""
+_F16 = PtxType.F16
 
 MULTI_INSTRUCTION: dict[str, str] = {
     **gmma.MULTI_INSTRUCTION,
@@ -91,17 +41,6 @@ MULTI_INSTRUCTION: dict[str, str] = {
 _TILES = (SharedAlloc, SharedSlice, gmma.GmmaView)
 
 
-def _family(ta: PtxType, tb: PtxType) -> WgmmaFamily:
-    for fam in WGMMA_FAMILIES:
-        if ta in fam.types:
-            if tb not in fam.types or (tb is not ta and not fam.mixed):
-                ok = ", ".join(sorted(t.value for t in (fam.types if fam.mixed else {ta})))
-                raise PtxDslError(f"wgmma with A {ta.value} takes B of {ok}, got {tb.value}")
-            return fam
-    names = ", ".join(sorted(t.value for f in WGMMA_FAMILIES for t in f.types))
-    raise PtxDslError(f"wgmma A/B types are {names}; got {ta.value}")
-
-
 def _type(value: object, what: str) -> PtxType:
     ty = PtxType.from_name(value) if isinstance(value, str) else value
     if not isinstance(ty, PtxType):
@@ -109,221 +48,127 @@ def _type(value: object, what: str) -> PtxType:
     return ty
 
 
-def _tile_layout(operand: object) -> gmma.GmmaLayout | None:
-    if isinstance(operand, _TILES):
-        return gmma.operand_origin(operand)[2]
-    return None
-
-
-def _tile_type(layout: gmma.GmmaLayout) -> PtxType:
-    return PtxType.TF32 if layout.dtype is _F32 else layout.dtype
-
-
-def _flag(value: object, what: str, allowed: tuple[int, ...]) -> int:
-    if isinstance(value, bool):
-        value = int(value)
-    if not isinstance(value, int) or value not in allowed:
-        raise PtxDslError(f"{what} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or value is None:
+        return int(bool(value))
+    if not isinstance(value, int):
+        raise PtxDslError(f"{what} must be an int, got {value!r}")
     return value
 
 
-def _scale_d(value: object) -> object:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return _flag(value, "scale_d", (0, 1))
-    reg = value.reg if isinstance(value, NotPred) else value
-    if isinstance(reg, Reg) and reg.type is PtxType.PRED:
-        return value
-    raise PtxDslError(
-        f"scale_d is 1 (D = A*B + D), 0 (D = A*B), or a predicate register / ~predicate, "
-        f"got {value!r}"
+def _table_form(op: str, ta: PtxType) -> tuple[Form, int]:
+    """The table's first form of ``op`` on A type ``ta`` (else its first form), and its K."""
+    forms = isa.SPECS[op].forms
+    found = next((f for f in forms if (g := f.group("atype")) and g.accepts(ta.value)), forms[0])
+    shapes = found.group("shape")
+    return found, parse_shape(shapes.values[0])[2] if shapes is not None else 0
+
+
+def _operand_names(mods: list[str]) -> tuple[str, ...]:
+    """The operands the table's form for ``mods`` takes (none if no form fits)."""
+    found = isa.match(Instruction("wgmma", tuple(mods), ()))
+    return tuple(o.name for o in found.form.operands) if found is not None else ()
+
+
+def _types(op: str, a: object, b: object, dtype_a: object, dtype_b: object) -> list[PtxType]:
+    """A and B types from the keywords and the tiles' element types (which must agree)."""
+    given = [
+        None if t is None else _type(t, f"dtype_{x}") for t, x in ((dtype_a, "a"), (dtype_b, "b"))
+    ]
+    for i, (tile, x) in enumerate(((a, "a"), (b, "b"))):
+        if isinstance(tile, _TILES):
+            dtype = gmma.operand_origin(tile)[2].dtype
+            held = PtxType.TF32 if dtype is PtxType.F32 else dtype
+            if given[i] not in (None, held):
+                raise PtxDslError(
+                    f"{op}: dtype_{x}={given[i].value} but the {x.upper()} tile holds {held.value}"  # type: ignore[union-attr]
+                )
+            given[i] = held
+    ta = given[0] or given[1]
+    if ta is None:
+        raise PtxDslError(f"{op} needs dtype_a= (the A/B element type, e.g. bf16)")
+    return [ta, given[1] or ta]
+
+
+def _accumulator(form: Form, ta: PtxType, acc: tuple[object, ...], dtype_d: object) -> PtxType:
+    """``dtype_d``, else f16 for f16x2 registers where the form takes it, else the default."""
+    if dtype_d is not None:
+        return _type(dtype_d, "dtype_d")
+    first = acc[0] if acc else None
+    dtypes = form.group("dtype")
+    packed = isinstance(first, Reg) and first.type in (PtxType.F16X2, _F16)
+    return (
+        _F16 if packed and dtypes is not None and dtypes.accepts("f16") else default_accumulator(ta)
     )
 
 
-def _build(
-    sparse: bool,
-    d: object,
-    a: object,
-    b: object,
-    meta: object,
-    selector: object,
-    *,
-    shape: object,
-    dtype_a: object,
-    dtype_b: object,
-    dtype_d: object,
-    scale_d: object,
-    scale_a: object,
-    scale_b: object,
-    trans_a: object,
-    trans_b: object,
-    satfinite: bool,
-    bit_op: str | None,
-    k_block: int,
-    pred: object,
-) -> None:
-    op = "wgmma.mma_async.sp" if sparse else "wgmma.mma_async"
-    la, lb = _tile_layout(a), _tile_layout(b)
-    ta = _type(dtype_a, "dtype_a") if dtype_a is not None else None
-    if la is not None:
-        tile_ty = _tile_type(la)
-        if ta is not None and ta is not tile_ty:
-            raise PtxDslError(f"{op}: dtype_a={ta.value} but the A tile holds {tile_ty.value}")
-        ta = tile_ty
-    if ta is None:
-        if lb is None:
-            raise PtxDslError(f"{op} needs dtype_a= (the A/B element type, e.g. bf16)")
-        ta = _tile_type(lb)
-    tb = ta if dtype_b is None else _type(dtype_b, "dtype_b")
-    if lb is not None and dtype_b is None:
-        tb = _tile_type(lb)
-    elif lb is not None and tb is not _tile_type(lb):
-        raise PtxDslError(f"{op}: dtype_b={tb.value} but the B tile holds {_tile_type(lb).value}")
-    fam = _family(ta, tb)
-    if sparse and fam.sparse_selector is None:
-        raise PtxDslError(f"{op} has no {fam.name} form")
-    k = fam.k * (2 if sparse else 1)
-    regs_d = tuple(d) if isinstance(d, Sequence) and not isinstance(d, str) else None
-    if regs_d is None:
-        raise PtxDslError(f"{op} D takes the accumulator registers (reg.wgmma_frag), got {d!r}")
-    if dtype_d is None:
-        first = regs_d[0] if regs_d else None
-        if fam.accum == (_S32,):
-            td = _S32
-        elif isinstance(first, Reg) and first.type in (PtxType.F16X2, _F16) and _F16 in fam.accum:
-            td = _F16
-        else:
-            td = _F32
-    else:
-        td = _type(dtype_d, "dtype_d")
-    if td not in fam.accum:
-        ok = ", ".join(t.value for t in fam.accum)
-        raise PtxDslError(f"{op} {fam.name} accumulates in {ok}, got dtype_d={td.value}")
-    per_reg = 4 if td is _F16 else 2  # N/4 packed f16x2 or N/2 f32/s32 registers per thread
-    if shape is None:
-        n = len(regs_d) * per_reg
-        if n not in fam.ns:
-            raise PtxDslError(
-                f"{op}: {len(regs_d)} accumulator registers make no legal N for {fam.name} "
-                f"(N = registers * {per_reg}); allocate them with reg.wgmma_frag(N, "
-                f"{td.value}) or pass shape="
-            )
-        shp = (64, n, k)
-    else:
-        shp = parse_shape(shape, op)
-        if shp[0] != 64 or shp[2] != k or shp[1] not in fam.ns:
-            ns = f"{fam.ns[0]}..{fam.ns[-1]}" if fam.ns == _FLOAT_N else ", ".join(map(str, fam.ns))
-            raise PtxDslError(
-                f"{op} {fam.name} shapes are m64nNk{k} with N in {ns}; got {shape_name(shp)}"
-            )
-    n = shp[1]
-    what = f"{op} {shape_name(shp)} {ta.value}"
-    acc = fragment(regs_d, n // per_reg, 32, f"{what} D (reg.wgmma_frag({n}, {td.value}))")
-
-    # A and B operands
-    if not isinstance(k_block, int) or isinstance(k_block, bool) or k_block < 0:
-        raise PtxDslError(f"k_block must be a non-negative int, got {k_block!r}")
-    if k_block and la is None and lb is None:
-        raise PtxDslError("k_block= selects a K slice of GMMA tiles; a and b are descriptors")
-    a_from_regs = not isinstance(a, Reg) and la is None
-    a_op: object
-    if la is not None:
-        _extent(op, "A", a, la, 64, (k // 2 if sparse else k) * (k_block + 1))
-        if trans_a is not None and _flag(trans_a, "trans_a", (0, 1)) != (la.major == "MN"):
-            raise PtxDslError(f"{op}: trans_a={trans_a} contradicts the {la.major}-major A tile")
-        trans_a = int(la.major == "MN")
-        a_op = gmma.cached_tile_descriptor(a, 0, k_block * (k // 2 if sparse else k))
-    elif isinstance(a, Reg):
-        if a.type.bits != 64:
-            raise PtxDslError(f"{op} A descriptor must be a 64-bit register, got {a!r}")
-        a_op = a
-    else:
-        a_op = fragment(a, 4, 32, f"{what} A (registers)")
-        if trans_a:
-            raise PtxDslError(f"{op}: A from registers cannot be transposed; drop trans_a")
-    if lb is not None:
-        _extent(op, "B", b, lb, n, k * (k_block + 1))
-        if trans_b is not None and _flag(trans_b, "trans_b", (0, 1)) != (lb.major == "MN"):
-            raise PtxDslError(f"{op}: trans_b={trans_b} contradicts the {lb.major}-major B tile")
-        trans_b = int(lb.major == "MN")
-        b_op: object = gmma.cached_tile_descriptor(b, 0, k_block * k)
-    elif isinstance(b, Reg) and b.type.bits == 64:
-        b_op = b
-    else:
-        raise PtxDslError(
-            f"{op} B must be a 64-bit descriptor register or a smem.wgmma_tile, got {b!r}"
-        )
-
-    ops: list[object] = [acc, a_op, b_op]
-    if sparse:
-        fragment(meta, 1, 32, f"{op} sparsity metadata")
-        if not isinstance(selector, int) or isinstance(selector, bool):
-            raise PtxDslError(f"{op} selector must be a Python int, got {selector!r}")
-        top = fam.sparse_selector or 0
-        if not 0 <= selector <= top:
-            raise PtxDslError(f"{what} takes a sparsity selector 0..{top}, got {selector}")
-        ops += [meta, selector]
-    ops.append(_scale_d(scale_d))
-    sa = _flag(scale_a, "scale_a", (1, -1))
-    sb = _flag(scale_b, "scale_b", (1, -1))
-    if fam.scale:
-        ops += [sa, sb]
-    elif (sa, sb) != (1, 1):
-        raise PtxDslError(f"{op} {fam.name} has no imm-scale-a/b (negation is floating point only)")
-    ta_bit = _flag(trans_a or 0, "trans_a", (0, 1))
-    tb_bit = _flag(trans_b or 0, "trans_b", (0, 1))
-    if fam.trans:
-        ops += [tb_bit] if a_from_regs else [ta_bit, tb_bit]
-    elif ta_bit or tb_bit:
-        raise PtxDslError(f"{op} transposes f16/bf16 operands only; {fam.name} must be K-major")
-    mods = ["mma_async", *(["sp"] if sparse else []), "sync", "aligned", shape_name(shp)]
-    if satfinite:
-        if fam.name != "int8":
-            raise PtxDslError(f"{op}: satfinite= applies to s8/u8 only")
-        mods.append("satfinite")
-    mods += [td.value, ta.value, tb.value]
-    if fam.name == "b1":
-        if bit_op != "and":
-            raise PtxDslError(f"{op} b1 needs bit_op='and' (.and.popc), got {bit_op!r}")
-        mods += ["and", "popc"]
-    elif bit_op is not None:
-        raise PtxDslError(f"{op}: bit_op= applies to b1 only")
-    emit_inst("wgmma", mods, ops, pred)
-
-
-def _extent(op: str, which: str, operand: object, layout: gmma.GmmaLayout, mn: int, k: int) -> None:
-    view = operand if isinstance(operand, gmma.GmmaView) else gmma.GmmaView(operand)  # type: ignore[arg-type]
+def _operand(
+    op: str, x: object, which: str, extent: tuple[int, int], k_block: int, trans: object
+) -> tuple[object, int]:
+    """A tile's descriptor (built once) and its transpose flag, or ``x`` and ``trans``."""
+    if not isinstance(x, _TILES):
+        return x, _int(trans, f"trans_{which.lower()}")
+    layout = gmma.operand_origin(x)[2]
+    view = x if isinstance(x, gmma.GmmaView) else gmma.GmmaView(x)
+    mn, k = extent[0], extent[1] * (k_block + 1)
     if view.mn + mn > layout.mn or view.k + k > layout.k:
         raise PtxDslError(
             f"{op} {which} reads MN {view.mn}..{view.mn + mn} and K {view.k}..{view.k + k}, "
             f"beyond the {layout.mn}x{layout.k} (MN x K) tile"
         )
+    major = int(layout.major == "MN")
+    if trans is not None and _int(trans, f"trans_{which.lower()}") != major:
+        raise PtxDslError(
+            f"{op}: trans_{which.lower()}={trans} contradicts the {layout.major}-major {which} tile"
+        )
+    return gmma.cached_tile_descriptor(x, 0, k_block * extent[1]), major
+
+
+def _build(
+    sparse: bool, d: object, a: object, b: object, sp: list[object], *, shape: object,
+    dtype_a: object, dtype_b: object, dtype_d: object, scale_d: object, scale_a: object,
+    scale_b: object, trans_a: object, trans_b: object, satfinite: bool, bit_op: str | None,
+    k_block: int, pred: object,
+) -> None:  # fmt: skip
+    """Spell one ``wgmma.mma_async[.sp]``; ``sp`` is ``[meta, selector]`` when sparse."""
+    op = "wgmma.mma_async.sp" if sparse else "wgmma.mma_async"
+    ta, tb = _types(op, a, b, dtype_a, dtype_b)
+    (form, k), acc = _table_form(op, ta), regs(d)
+    td = _accumulator(form, ta, acc, dtype_d)
+    if shape is None:  # N/4 packed f16x2 or N/2 f32/s32 registers; K from the table
+        shape = (64, len(acc) * (4 if td is _F16 else 2), k)
+    m, n, k = parse_shape(shape, op)
+    if not isinstance(k_block, int) or isinstance(k_block, bool) or k_block < 0:
+        raise PtxDslError(f"k_block must be a non-negative int, got {k_block!r}")
+    if k_block and not isinstance(a, _TILES) and not isinstance(b, _TILES):
+        raise PtxDslError("k_block= selects a K slice of GMMA tiles; a and b are descriptors")
+    a_regs = not isinstance(a, (Reg, *_TILES))
+    a_op, ta_bit = _operand(op, a, "A", (m, k // 2 if sparse else k), k_block, trans_a)
+    b_op, tb_bit = _operand(op, b, "B", (n, k), k_block, trans_b)
+    mods = ["mma_async", *(["sp"] if sparse else []), "sync", "aligned", shape_name((m, n, k)),
+            *(["satfinite"] if satfinite else []), td.value, ta.value, tb.value,
+            *([bit_op, "popc"] if bit_op is not None else [])]  # fmt: skip
+    scale = int(scale_d) if isinstance(scale_d, bool) else scale_d
+    ops = [acc, regs(a_op) if a_regs else a_op, b_op, *sp, scale]
+    names = _operand_names(mods)
+    flags = (("imm-scale-a", _int(scale_a, "scale_a"), 1),
+             ("imm-scale-b", _int(scale_b, "scale_b"), 1),
+             ("imm-trans-a", ta_bit, 0), ("imm-trans-b", tb_bit, 0))  # fmt: skip
+    for name, value, default in flags:  # the immediates the form takes, and any one given
+        if value != default or (name in names and not (a_regs and name == "imm-trans-a")):
+            ops.append(value)
+    emit_inst("wgmma", mods, ops, pred)
 
 
 class _MmaAsync:
     """``ptx.wgmma.mma_async``: call it for the dense form; ``.sp`` for the sparse one."""
 
     def __call__(
-        self,
-        d: object,
-        a: object,
-        b: object,
-        *,
-        shape: object = None,
-        dtype_a: object = None,
-        dtype_b: object = None,
-        dtype_d: object = None,
-        scale_d: object = 1,
-        scale_a: int = 1,
-        scale_b: int = 1,
-        trans_a: object = None,
-        trans_b: object = None,
-        satfinite: bool = False,
-        bit_op: str | None = None,
-        k_block: int = 0,
-        pred: object = None,
-    ) -> None:
+        self, d: object, a: object, b: object, *, shape: object = None, dtype_a: object = None,
+        dtype_b: object = None, dtype_d: object = None, scale_d: object = 1, scale_a: int = 1,
+        scale_b: int = 1, trans_a: object = None, trans_b: object = None, satfinite: bool = False,
+        bit_op: str | None = None, k_block: int = 0, pred: object = None,
+    ) -> None:  # fmt: skip
         """Issue one asynchronous warpgroup MMA, D = A * B (+ D) (one instruction).
 
         Emits ``[@pred] wgmma.mma_async.sync.aligned.m64n<N>k<K>[.satfinite].<dtype_d>.
@@ -365,37 +210,24 @@ class _MmaAsync:
             pred: optional guard predicate.
 
         Raises:
-            PtxDslError: an illegal shape/type combination, an accumulator of the wrong size
-                ("... D expects 64 registers, but got 32"), or a tile too small.
+            PtxDslError: the ISA table's reason for an illegal shape/type combination or an
+                accumulator of the wrong size ("... operand 0 (d) expects a vector of 64
+                elements, but got 32"), or a tile too small.
         """
         _build(
-            False, d, a, b, None, None, shape=shape, dtype_a=dtype_a, dtype_b=dtype_b,
+            False, d, a, b, [], shape=shape, dtype_a=dtype_a, dtype_b=dtype_b,
             dtype_d=dtype_d, scale_d=scale_d, scale_a=scale_a, scale_b=scale_b,
             trans_a=trans_a, trans_b=trans_b, satfinite=satfinite, bit_op=bit_op,
             k_block=k_block, pred=pred,
         )  # fmt: skip
 
     def sp(
-        self,
-        d: object,
-        a: object,
-        b: object,
-        meta: object,
-        selector: int,
-        *,
-        shape: object = None,
-        dtype_a: object = None,
-        dtype_b: object = None,
-        dtype_d: object = None,
-        scale_d: object = 1,
-        scale_a: int = 1,
-        scale_b: int = 1,
-        trans_a: object = None,
-        trans_b: object = None,
-        satfinite: bool = False,
-        k_block: int = 0,
+        self, d: object, a: object, b: object, meta: object, selector: int, *,
+        shape: object = None, dtype_a: object = None, dtype_b: object = None,
+        dtype_d: object = None, scale_d: object = 1, scale_a: int = 1, scale_b: int = 1,
+        trans_a: object = None, trans_b: object = None, satfinite: bool = False, k_block: int = 0,
         pred: object = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """Issue one asynchronous sparse warpgroup MMA with 2:4 sparse A (one instruction).
 
         Emits ``[@pred] wgmma.mma_async.sp.sync.aligned.m64n<N>k<K>[.satfinite].<dtype_d>.
@@ -431,7 +263,7 @@ class _MmaAsync:
             PtxDslError: as for the dense form, or a selector out of range.
         """
         _build(
-            True, d, a, b, meta, selector, shape=shape, dtype_a=dtype_a, dtype_b=dtype_b,
+            True, d, a, b, [meta, selector], shape=shape, dtype_a=dtype_a, dtype_b=dtype_b,
             dtype_d=dtype_d, scale_d=scale_d, scale_a=scale_a, scale_b=scale_b,
             trans_a=trans_a, trans_b=trans_b, satfinite=satfinite, bit_op=None,
             k_block=k_block, pred=pred,

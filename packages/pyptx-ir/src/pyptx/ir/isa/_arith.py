@@ -7,6 +7,8 @@ mixed precision; each syntax block of the PTX ISA is one :class:`Form` of the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._common import (
     INTS,
     NO_GATE,
@@ -35,10 +37,15 @@ _F32X2 = since((8, 6), 100)
 _MIXED = since((8, 6), 100)
 _PACKED_INT = since((8, 0), 90)
 _TYPE_GATES = {"u16x2": _PACKED_INT, "s16x2": _PACKED_INT}
+_XTYPES = ("u32", "s32", "u64", "s64")
 
 
 def _bin(a: str = "a", b: str = "b", ty: str = "@type") -> tuple[OperandSpec, ...]:
     return (dst(ty), src(a, ty), src(b, ty))
+
+
+def _tern() -> tuple[OperandSpec, ...]:
+    return (dst(), src("a"), src("b"), src("c"))
 
 
 def _float_forms(op3: bool = False, sat: bool = True) -> list[Form]:
@@ -53,10 +60,7 @@ def _float_forms(op3: bool = False, sat: bool = True) -> list[Form]:
         ),
         form([grp("rnd", RND), req("type", ("f64",))], ops, note="f64"),
         form(
-            [grp("rnd", RND), grp("ftz", ("ftz",)), *sat_g, req("type", ("f32x2",))],
-            ops,
-            _F32X2,
-            "f32x2",
+            [grp("rnd", RND), grp("ftz", ("ftz",)), req("type", ("f32x2",))], ops, _F32X2, "f32x2"
         ),
         form(
             [grp("rnd", ("rn",)), grp("ftz", ("ftz",)), *sat_g, req("type", ("f16", "f16x2"))],
@@ -85,14 +89,18 @@ def _mixed(op3: bool = False) -> Form:
     )
 
 
-_ADD_INT = [
-    form([req("type", (*INTS, "u16x2", "s16x2"), gates=_TYPE_GATES)], _bin(), note="integer"),
-    form([req("sat", ("sat",)), req("type", ("s32",))], _bin(), note="saturating s32"),
-]
+def _add_int(packed: bool) -> list[Form]:
+    """The integer forms of add (``packed``: with ``.u16x2``/``.s16x2``) and sub."""
+    types = (*INTS, "u16x2", "s16x2") if packed else INTS
+    return [
+        form([req("type", types, gates=_TYPE_GATES)], _bin(), note="integer"),
+        form([req("sat", ("sat",)), req("type", ("s32",))], _bin(), note="saturating s32"),
+    ]
+
 
 ADD = spec(
     "add",
-    [*_ADD_INT, *_float_forms(), _mixed()],
+    [*_add_int(packed=True), *_float_forms(), _mixed()],
     NO_GATE,
     "integer-arithmetic-instructions-add",
     "Add two values (integer, float, half, packed or mixed precision).",
@@ -102,7 +110,7 @@ ADD = spec(
 
 SUB = spec(
     "sub",
-    [*_ADD_INT, *_float_forms(), _mixed()],
+    [*_add_int(packed=False), *_float_forms(), _mixed()],
     NO_GATE,
     "integer-arithmetic-instructions-sub",
     "Subtract one value from another.",
@@ -145,10 +153,11 @@ _MAD_F = [
 MAD = spec(
     "mad",
     [
+        form([req("mode", ("hi", "lo")), req("type", INTS)], _tern(), note="integer"),
         form(
-            [req("mode", ("hi", "lo")), grp("cc", ("cc",), gates=_CC), req("type", INTS)],
-            (dst(), src("a"), src("b"), src("c")),
-            note="integer",
+            [req("mode", ("hi", "lo")), req("cc", ("cc",), gates=_CC), req("type", _XTYPES)],
+            _tern(),
+            note="carry-out (32 and 64 bits)",
         ),
         form(
             [req("mode", ("wide",)), req("type", _WIDE)],
@@ -273,61 +282,37 @@ _NAN = {"NaN": since((7, 0), 80), "xorsign": since((7, 2), 86), "abs": since((7,
 _RELU = since((8, 0), 90)
 
 
-def _flag(name: str) -> ModifierGroup:
-    """An optional one-value slot gated as min/max's .NaN/.xorsign/.abs are."""
-    return grp(name, (name,), gates={name: _NAN[name]})
+def _flag(name: str, kind: Callable[..., ModifierGroup] = grp) -> ModifierGroup:
+    """A one-value slot (optional, or ``req``) gated as min/max's .NaN/.xorsign/.abs are."""
+    return kind(name, (name,), gates={name: _NAN[name]})
+
+
+def _with_xorsign(
+    flags: list[ModifierGroup], types: tuple[str, ...], gate: Gate, note: str
+) -> list[Form]:
+    """A two-input float min/max form, without and with the ``.xorsign.abs`` pair."""
+    pair = [_flag("xorsign", req), _flag("abs", req)]
+    return [
+        form([*flags, req("type", types)], _bin(), gate, note),
+        form([*flags, *pair, req("type", types)], _bin(), gate, f"{note} xorsign.abs"),
+    ]
 
 
 def _minmax_forms() -> list[Form]:
+    ftz, nan = grp("ftz", ("ftz",)), _flag("NaN")
     return [
         form([req("type", (*INTS, "u16x2", "s16x2"), gates=_TYPE_GATES)], _bin(), note="integer"),
         form([req("relu", ("relu",)), req("type", ("s16x2", "s32"))], _bin(), _RELU, "relu"),
+        *_with_xorsign([ftz, nan], ("f32",), NO_GATE, "f32"),
         form(
-            [
-                grp("ftz", ("ftz",)),
-                _flag("NaN"),
-                _flag("xorsign"),
-                _flag("abs"),
-                req("type", ("f32",)),
-            ],
-            _bin(),
-            note="f32",
-        ),
-        form(
-            [
-                grp("ftz", ("ftz",)),
-                grp("NaN", ("NaN",)),
-                grp("abs", ("abs",)),
-                req("type", ("f32",)),
-            ],
+            [ftz, grp("NaN", ("NaN",)), grp("abs", ("abs",)), req("type", ("f32",))],
             (dst(), src("a"), src("b"), src("c")),
             since((8, 8), 100),
             "three f32 inputs",
         ),
         form([req("type", ("f64",))], _bin(), note="f64"),
-        form(
-            [
-                grp("ftz", ("ftz",)),
-                _flag("NaN"),
-                _flag("xorsign"),
-                _flag("abs"),
-                req("type", ("f16", "f16x2")),
-            ],
-            _bin(),
-            since((7, 0), 80),
-            "f16",
-        ),
-        form(
-            [
-                _flag("NaN"),
-                _flag("xorsign"),
-                _flag("abs"),
-                req("type", ("bf16", "bf16x2")),
-            ],
-            _bin(),
-            _BF16_80,
-            "bf16",
-        ),
+        *_with_xorsign([ftz, nan], ("f16", "f16x2"), since((7, 0), 80), "f16"),
+        *_with_xorsign([nan], ("bf16", "bf16x2"), _BF16_80, "bf16"),
     ]
 
 
@@ -500,7 +485,6 @@ DP2A = spec(
     examples=("dp2a.lo.u32.u32 %r1, %r2, %r3, %r4;",),
 )
 
-_XTYPES = ("u32", "s32", "u64", "s64")
 _X64 = {"u64": since((4, 3), 20), "s64": since((4, 3), 20)}
 
 ADD_CC = spec(

@@ -1,16 +1,21 @@
 """Atomic read-modify-write (``atom``) and reduction (``red``) on global and shared memory.
 
 Both share one slot layout; ``atom`` returns the old value in ``d``, ``red`` has no result.
+Each operation takes its own types (:data:`_SCALAR`): the bit operations bit types, ``add``
+unsigned, signed and float types, ``inc``/``dec`` only ``.u32``. The half-precision forms need
+``.noftz``; the sm_90 vector forms work on ``.global`` memory only.
 """
 
 from __future__ import annotations
 
 from ._common import (
     IMM,
+    NO_GATE,
     REG,
     SCOPES,
     VEC,
     Form,
+    Gate,
     InstructionSpec,
     addr,
     form,
@@ -32,87 +37,79 @@ _SEM = {s: since((6, 0), 70) for s in ("relaxed", "acquire", "release", "acq_rel
 _SCOPE = {"cta": since((5, 0), 60), "gpu": since((5, 0), 60), "sys": since((5, 0), 60)}
 _SCOPE["cluster"] = since((7, 8), 90)
 _SPACE = {"shared::cta": since((7, 8), 90), "shared::cluster": since((7, 8), 90)}
-_HINT = {"L2::cache_hint": since((7, 4), 80)}
-_TYPES = ("b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64")
-_TYPE_GATES = {"f64": since((5, 0), 60), "f32": since((2, 0), 20)}
-_HALF = ("f16", "f16x2", "bf16", "bf16x2")
-_HALF_GATES = {
+_SPACES = ("global", "shared", "shared::cta", "shared::cluster")
+_HINT = grp("cache_hint", ("L2::cache_hint",), gates={"L2::cache_hint": since((7, 4), 80)})
+_TYPE_GATES = {
+    "f64": since((5, 0), 60),
+    "f32": since((2, 0), 20),
+    "b16": since((6, 3), 70),
     "f16": since((6, 3), 70),
     "f16x2": since((6, 0), 60),
     "bf16": since((7, 8), 90),
     "bf16x2": since((7, 8), 90),
 }
+_HALF = ("f16", "f16x2", "bf16", "bf16x2")
 _VEC = since((8, 1), 90)
 
+_B128 = since((8, 3), 90)
+_SCALAR: tuple[tuple[tuple[str, ...], tuple[str, ...], bool, Gate], ...] = (
+    (("and", "or", "xor"), ("b32", "b64"), False, NO_GATE),
+    (("cas",), ("b16", "b32", "b64"), False, NO_GATE),
+    (("cas",), ("b128",), False, _B128),
+    (("exch",), ("b32", "b64"), False, NO_GATE),
+    (("exch",), ("b128",), False, _B128),
+    (("add",), ("u32", "s32", "u64", "f32", "f64"), False, NO_GATE),
+    (("inc", "dec"), ("u32",), False, NO_GATE),
+    (("min", "max"), ("u32", "s32", "u64", "s64"), False, NO_GATE),
+    (("add",), _HALF, True, NO_GATE),
+)
+"""The scalar forms: (operations, types, needs ``.noftz``, gate). ``cas`` takes a third
+operand and no cache hint, and ``red`` has neither ``cas`` nor ``exch``; ``.L2::cache_hint``
+applies to ``.global`` (or generic) addresses only; 128-bit ones at ``.sys`` scope need PTX
+8.4. Half-precision min/max exist only as vector forms."""
 
-def _head(ops: tuple[str, ...]) -> list[ModifierGroup]:
+_VECTOR: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool], ...] = (
+    (("add",), ("v2", "v4"), ("f32",), False),
+    (("add", "min", "max"), ("v2", "v4", "v8"), ("f16", "bf16"), True),
+    (("add", "min", "max"), ("v2", "v4"), ("f16x2", "bf16x2"), True),
+)
+"""The vector forms (sm_90, ``.global``): (operations, vector sizes, types, needs ``.noftz``)."""
+_NOFTZ = req("noftz", ("noftz",))
+
+
+def _head(
+    ops: tuple[str, ...], sems: tuple[str, ...], spaces: tuple[str, ...]
+) -> list[ModifierGroup]:
     return [
-        grp("sem", ("relaxed", "acquire", "release", "acq_rel"), gates=_SEM),
+        grp("sem", sems, gates=_SEM),
         grp("scope", SCOPES, gates=_SCOPE),
-        grp("space", ("global", "shared", "shared::cta", "shared::cluster"), gates=_SPACE),
+        grp("space", spaces, gates=_SPACE),
         req("op", ops),
     ]
 
 
 def _forms(atom: bool) -> list[Form]:
-    hint = grp("cache_hint", ("L2::cache_hint",), gates=_HINT)
+    sems = ("relaxed", "acquire", "release", "acq_rel") if atom else ("relaxed", "release")
     out: list[OperandSpec] = [opd("d", REG | VEC, "@type", count="vec")] if atom else []
-    a = addr("a")
-    b = opd("b", REG | IMM | VEC, "@type", count="vec")
-    plain_ops = ("and", "or", "xor", "add", "inc", "dec", "min", "max") + (
-        ("exch",) if atom else ()
-    )
-    forms = [
-        form(
-            [*_head(plain_ops), hint, req("type", _TYPES, gates=_TYPE_GATES)],
-            (*out, a, b, policy()),
-            note="scalar",
-        ),
-        form(
-            [
-                *_head(("add", "min", "max")),
-                req("noftz", ("noftz",)),
-                hint,
-                req("type", _HALF, gates=_HALF_GATES),
-            ],
-            (*out, a, b, policy()),
-            note="half precision",
-        ),
-        form(
-            [
-                *_head(("add", "min", "max")),
-                grp("noftz", ("noftz",)),
-                hint,
-                req("vec", ("v2", "v4", "v8")),
-                req("type", ("f16", "bf16", "f16x2", "bf16x2", "f32")),
-            ],
-            (*out, a, b, policy()),
-            _VEC,
-            "vector",
-        ),
-    ]
-    if atom:
-        forms += [
-            form(
-                [
-                    *_head(("cas",)),
-                    hint,
-                    req(
-                        "type",
-                        ("b16", "b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "b128"),
-                        gates={"b16": since((6, 3), 70), "b128": since((8, 3), 90)},
-                    ),
-                ],
-                (*out, a, b, src("c"), policy()),
-                note="compare and swap",
-            ),
-            form(
-                [*_head(("exch",)), hint, req("type", ("b128",))],
-                (*out, a, b, policy()),
-                since((8, 3), 90),
-                "128-bit exchange",
-            ),
-        ]
+    ops = (*out, addr("a"), opd("b", REG | IMM | VEC, "@type", count="vec"), policy())
+    forms = []
+    for o, types, half, gate in _SCALAR:
+        if not atom and o[0] in ("cas", "exch"):
+            continue
+        note = "compare and swap" if o == ("cas",) else "half precision" if half else "scalar"
+        head, noftz = _head(o, sems, _SPACES), [_NOFTZ] if half else []
+        if gate is _B128:
+            head[1] = grp("scope", SCOPES, gates=_SCOPE | {"sys": since((8, 4), 90)})
+        tail = [*noftz, req("type", types, gates=_TYPE_GATES)]
+        if o == ("cas",):
+            forms.append(form([*head, *tail], (*ops[:-1], src("c")), gate, note))
+            continue
+        forms.append(form([*head, *tail], ops[:-1], gate, note))
+        head[2] = grp("space", ("global",))
+        forms.append(form([*head, *noftz, _HINT, *tail[-1:]], ops, gate, f"{note}, cache hint"))
+    for o, vecs, types, half in _VECTOR:
+        groups = [*_head(o, sems, ("global",)), *((_NOFTZ,) if half else ()), _HINT]
+        forms.append(form([*groups, req("vec", vecs), req("type", types)], ops, _VEC, "vector"))
     return forms
 
 

@@ -69,6 +69,8 @@ class DiagnosticCode(enum.Enum):
     """A register declared with a width (or as a predicate) the instruction does not take."""
     VECTOR_SIZE = "vector-size"
     """A vector operand with the wrong number of elements."""
+    IMMEDIATE_VALUE = "immediate-value"
+    """An immediate outside the values the operand takes (a selector, a flag)."""
     TARGET = "target"
     """The ``.target`` lacks the instruction or one of its modifiers."""
     PTX_VERSION = "ptx-version"
@@ -142,17 +144,21 @@ def _fit(
 
     Types fill their slots in spelling order: a type is never placed in a slot before the
     slot of a type spelled earlier, so ``cvt.bf16.f16`` does not fit a form whose slots
-    read ``.f16.bf16``.
+    read ``.f16.bf16``; nor are the slots of :attr:`Form.in_order` filled out of order.
     """
     filled: dict[str, tuple[str, ...]] = {}
     unplaced: list[tuple[str, ModifierGroup | None]] = []
-    last_type = -1
+    last_type = last_seq = -1
     for m in mods:
         taken: ModifierGroup | None = None
         is_type = PtxType.from_name(m) is not None
         for i, g in enumerate(form.groups):
             if is_type and i < last_type:
                 continue
+            if g.name in form.in_order:
+                if i < last_seq or not g.accepts(m):
+                    continue
+                last_seq = i
             if g.accepts(m):
                 if is_type:
                     last_type = i
@@ -200,13 +206,22 @@ def _match(opcode: str, modifiers: tuple[str, ...]) -> _Match:
         return _Match(None, diagnostics=(Diagnostic(DiagnosticCode.UNKNOWN_OPCODE, msg),))
     sp, rest, alias = found
     fits = [_fit(f, rest) for f in sp.forms]
-    matches = [
-        _Match(sp, rest, f, slots, (), _gates(sp, f, slots, alias))
+    fitting = [
+        (f, slots)
         for f, (slots, unplaced, missing) in zip(sp.forms, fits, strict=True)
         if not unplaced and not missing
     ]
+    matches = [
+        _Match(sp, rest, f, slots, (), _gates(sp, f, slots, alias))
+        for f, slots in fitting
+        if not f.names or alias in f.names
+    ]
     if matches:
         return replace(matches[0], others=tuple(matches[1:]))
+    if fitting:
+        f, slots = fitting[0]
+        msg = f"{sp.name} ({f.note}) is spelled {' or '.join(f.names)}, not {alias} ({mnemonic})"
+        return _Match(sp, rest, None, slots, (Diagnostic(DiagnosticCode.UNKNOWN_MODIFIER, msg),))
     # No form fits: report against the closest one.
     best = min(
         range(len(sp.forms)),
@@ -557,9 +572,37 @@ def _check_count(node: Operand, op: OperandSpec, m: _Match, label: str) -> str |
         if count > 0 and n != count:
             return f"{label} expects a vector of {count} elements{why_text}, but got {n}"
         return None
-    if count > 1 and isinstance(node, Register | PredPair):
+    if count > 1 and isinstance(node, Register | PredPair | Immediate):
         return f"{label} expects a vector of {count} elements{why_text}, but got {_describe(node)}"
     return None
+
+
+def _check_values(node: Operand, op: OperandSpec, m: _Match, label: str) -> str | None:
+    """The problem with an immediate outside the values the operand takes, if any."""
+    allowed = op.values(m.slots) if op.values is not None else None
+    if allowed is None:
+        return None
+    vector = isinstance(node, VectorOperand)
+    elements = node.elements if isinstance(node, VectorOperand) else (node,)
+    for k, (element, legal) in enumerate(zip(elements, allowed, strict=False)):
+        if not isinstance(element, Immediate):
+            continue
+        try:
+            value = int(element.text, 0)
+        except ValueError:
+            continue
+        if value not in legal:
+            where = f" element {k}" if vector else ""
+            return f"{label}{where} must be {_spell_values(legal)}, but got {element.text}"
+    return None
+
+
+def _spell_values(legal: Sequence[int]) -> str:
+    """``one of 0, 1`` or, for a long ``range``, ``from 24 to 256 in steps of 8``."""
+    if isinstance(legal, range) and len(legal) > 8:
+        step = f" in steps of {legal.step}" if legal.step != 1 else ""
+        return f"from {legal[0]} to {legal[-1]}{step}"
+    return "one of " + ", ".join(map(str, legal))
 
 
 def _layout(
@@ -637,6 +680,9 @@ def _check_operands(
         problem = _check_count(node, op, m, label)
         if problem is not None:
             out.append(Diagnostic(DiagnosticCode.VECTOR_SIZE, problem, i))
+        problem = _check_values(node, op, m, label)
+        if problem is not None:
+            out.append(Diagnostic(DiagnosticCode.IMMEDIATE_VALUE, problem, i))
         if reg_type is None:
             continue
         want = _operand_type(op, m.slots)
@@ -647,6 +693,9 @@ def _check_operands(
             pairs = [(node.first, want), (node.second, PtxType.PRED)]
         elif isinstance(node, VectorOperand):
             pairs = [(e, want) for e in node.elements] if op.count is not None else []
+        elif isinstance(node, Address):
+            # The type of an address-only operand is that of its base register.
+            pairs = [(node.base, want)] if op.kinds == OperandKind.ADDRESS else []
         else:
             pairs = [(node, want)]
         for reg, ty in pairs:

@@ -16,6 +16,7 @@ from ._model import (
     ModifierGroup,
     OperandKind,
     OperandSpec,
+    Values,
     Width,
     family_targets,
 )
@@ -137,6 +138,7 @@ def opd(
     negatable: bool = False,
     gate: Gate | None = None,
     doc: str = "",
+    values: Values | None = None,
 ) -> OperandSpec:
     """An operand; ``ty`` is a group name prefixed by ``@`` (``"@type"``) or a fixed type."""
     group = ty[1:] if ty is not None and ty.startswith("@") else None
@@ -157,6 +159,7 @@ def opd(
         negatable,
         gate,
         doc,
+        values,
     )
 
 
@@ -191,9 +194,12 @@ def form(
     operands: Iterable[OperandSpec],
     gate: Gate = NO_GATE,
     note: str = "",
+    *,
+    names: Iterable[str] = (),
+    in_order: Iterable[str] = (),
 ) -> Form:
     """A form (see :class:`Form`)."""
-    return Form(tuple(groups), tuple(operands), gate, note)
+    return Form(tuple(groups), tuple(operands), gate, note, tuple(names), tuple(in_order))
 
 
 # Operands that recur in most families.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._common import (
+    IMM,
     LABEL,
     NO_GATE,
     REG,
@@ -106,9 +107,11 @@ PMEVENT = spec(
     examples=("pmevent 1;",),
 )
 
+_U32 = (range(1 << 32),)
+
 NANOSLEEP = spec(
     "nanosleep",
-    [form([req("type", ("u32",))], (src("t"),))],
+    [form([req("type", ("u32",))], (opd("t", REG | IMM, "@type", values=lambda _: _U32),))],
     since((6, 3), 70),
     "miscellaneous-instructions-nanosleep",
     "Suspend the thread for about t nanoseconds.",

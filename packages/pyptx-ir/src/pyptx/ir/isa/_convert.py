@@ -22,7 +22,7 @@ from ._common import (
     spec,
     src,
 )
-from ._model import Form, OperandKind, OperandSpec
+from ._model import Form, Gate, OperandKind, OperandSpec
 
 __all__ = ["SPECS"]
 
@@ -149,6 +149,11 @@ _PAIR_GATES = {
 }
 
 
+def _f32_gate(dtype: str) -> dict[str, Gate]:
+    gate = _PAIR_GATES.get((dtype, "f32"))
+    return {"f32": gate} if gate is not None else {}
+
+
 def _scalar_forms() -> list[Form]:
     """Scalar conversions, one form per rounding rule (see the PTX ISA's cvt table)."""
     forms = [
@@ -176,39 +181,47 @@ def _scalar_forms() -> list[Form]:
             note="integer to float",
         ),
     ]
-    for dtype, (narrow, wide, same_size) in _FLOAT_PAIRS.items():
-        for sources, rnd in (
-            (narrow, req("rnd", _FRND)),
-            (wide, None),
-            (same_size, grp("rnd", _FRND)),
-        ):
-            gates = {
-                a: _PAIR_GATES.get((dtype, a), _BF16_90) for a in sources if "bf16" in (a, dtype)
-            }
-            extra = [_RELU, _SATFINITE] if sources is narrow and dtype in ("f16", "bf16") else []
-            if sources:
-                forms.append(
-                    form(
-                        [
-                            *([rnd] if rnd else []),
-                            _FTZ,
-                            _SAT,
-                            *extra,
-                            req("dtype", (dtype,)),
-                            req("atype", sources, gates=gates),
-                        ],
-                        _cvt(),
-                        note=f"to {dtype}",
-                    )
+    for dtype in _FLOAT_PAIRS:
+        forms += _to_float_forms(dtype)
+    return forms
+
+
+def _to_float_forms(dtype: str) -> list[Form]:
+    """Float-to-float conversions into ``dtype``, by how the source's width compares.
+
+    f16/bf16 from f32 also have a ``.relu``/``.satfinite`` form (``.rn``/``.rz``, no
+    ``.ftz``/``.sat``), and every float type an integral rounding into itself.
+    """
+    narrow, wide, same_size = _FLOAT_PAIRS[dtype]
+    forms = []
+    for sources, rnd in ((narrow, req("rnd", _FRND)), (wide, None), (same_size, grp("rnd", _FRND))):
+        flags = [] if sources is same_size else [_FTZ, _SAT]
+        gates = {a: _PAIR_GATES.get((dtype, a), _BF16_90) for a in sources if "bf16" in (a, dtype)}
+        if sources:
+            forms.append(
+                form(
+                    [
+                        *([rnd] if rnd else []),
+                        *flags,
+                        req("dtype", (dtype,)),
+                        req("atype", sources, gates=gates),
+                    ],
+                    _cvt(),
+                    note=f"to {dtype}",
                 )
-        forms.append(
-            form(
-                [grp("rnd", _IRND), _FTZ, _SAT, req("dtype", (dtype,)), req("atype", (dtype,))],
-                _cvt(),
-                _BF16_90 if dtype == "bf16" else NO_GATE,
-                f"{dtype} to an integral {dtype}",
             )
+    if dtype in ("f16", "bf16"):
+        relu = [req("rnd", ("rn", "rz")), _RELU, _SATFINITE, req("dtype", (dtype,))]
+        atype = req("atype", ("f32",), gates=_f32_gate(dtype))
+        forms.append(form([*relu, atype], _cvt(), note=f"f32 to {dtype}, .relu/.satfinite"))
+    forms.append(
+        form(
+            [grp("rnd", _IRND), _FTZ, _SAT, req("dtype", (dtype,)), req("atype", (dtype,))],
+            _cvt(),
+            _BF16_90 if dtype == "bf16" else NO_GATE,
+            f"{dtype} to an integral {dtype}",
         )
+    )
     return forms
 
 
@@ -248,7 +261,7 @@ CVT = spec(
         ),
         form(
             [
-                req("rnd", _FRND),
+                req("rnd", ("rn", "rz")),
                 grp("relu", ("relu",)),
                 grp("satfinite", ("satfinite",)),
                 req("dtype", ("f16x2", "bf16x2")),
@@ -337,8 +350,8 @@ CVT = spec(
         form(
             [
                 req("rnd", ("rs",)),
-                req("satfinite", ("satfinite",)),
                 grp("relu", ("relu",)),
+                req("satfinite", ("satfinite",)),
                 req("dtype", _X4),
                 req("atype", ("f32",)),
             ],

@@ -19,6 +19,7 @@ from ._common import (
     spec,
     src,
 )
+from ._model import OperandSpec
 
 __all__ = ["SPECS"]
 
@@ -30,32 +31,9 @@ _BF16 = since((7, 0), 80)
 _OOB = {"oob": since((8, 1), 90)}
 
 
-def _fma_forms() -> list[Form]:
-    ops = (dst(), src("a"), src("b"), src("c"))
+def _fma_half_forms(ops: tuple[OperandSpec, ...]) -> list[Form]:
+    """The ``.relu`` and ``.oob`` forms of fma on halves, and its mixed-precision form."""
     return [
-        form(
-            [req("rnd", RND), grp("ftz", ("ftz",)), grp("sat", ("sat",)), req("type", ("f32",))],
-            ops,
-            note="f32",
-        ),
-        form([req("rnd", RND), req("type", ("f64",))], ops, note="f64"),
-        form(
-            [req("rnd", RND), grp("ftz", ("ftz",)), grp("sat", ("sat",)), req("type", ("f32x2",))],
-            ops,
-            since((8, 6), 100),
-            "f32x2",
-        ),
-        form(
-            [
-                req("rnd", ("rn",)),
-                grp("ftz", ("ftz",)),
-                grp("sat", ("sat",)),
-                req("type", ("f16", "f16x2")),
-            ],
-            ops,
-            _F16,
-            "f16",
-        ),
         form(
             [
                 req("rnd", ("rn",)),
@@ -91,7 +69,7 @@ def _fma_forms() -> list[Form]:
         ),
         form(
             [
-                grp("rnd", RND),
+                req("rnd", RND),
                 grp("sat", ("sat",)),
                 req("dtype", ("f32",)),
                 req("atype", ("f16", "bf16")),
@@ -100,6 +78,36 @@ def _fma_forms() -> list[Form]:
             since((8, 6), 100),
             "mixed precision",
         ),
+    ]
+
+
+def _fma_forms() -> list[Form]:
+    ops = (dst(), src("a"), src("b"), src("c"))
+    return [
+        form(
+            [req("rnd", RND), grp("ftz", ("ftz",)), grp("sat", ("sat",)), req("type", ("f32",))],
+            ops,
+            note="f32",
+        ),
+        form([req("rnd", RND), req("type", ("f64",))], ops, note="f64"),
+        form(
+            [req("rnd", RND), grp("ftz", ("ftz",)), req("type", ("f32x2",))],
+            ops,
+            since((8, 6), 100),
+            "f32x2",
+        ),
+        form(
+            [
+                req("rnd", ("rn",)),
+                grp("ftz", ("ftz",)),
+                grp("sat", ("sat",)),
+                req("type", ("f16", "f16x2")),
+            ],
+            ops,
+            _F16,
+            "f16",
+        ),
+        *_fma_half_forms(ops),
     ]
 
 

@@ -6,7 +6,7 @@ from ._common import (
     IMM,
     NO_GATE,
     PRED,
-    REG,
+    Form,
     InstructionSpec,
     dst,
     form,
@@ -25,15 +25,10 @@ __all__ = ["SPECS"]
 _CMP = "comparison and selection"
 _LOGIC = "logic and shift"
 
-CMP_OPS = (
-    "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
-    "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
-)  # fmt: skip
+INT_CMP = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs")
+FLOAT_CMP = (*INT_CMP[:6], "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 BOOL_OPS = ("and", "or", "xor")
-CMP_TYPES = (
-    "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64",
-    "f16", "f16x2", "bf16", "bf16x2",
-)  # fmt: skip
+_INTS = ("b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64")
 _HALF = {
     "f16": since((4, 2), 53),
     "f16x2": since((4, 2), 53),
@@ -41,25 +36,54 @@ _HALF = {
     "bf16x2": since((7, 8), 90),
 }
 SEL_TYPES = ("b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64")
+_SET_D = ("u32", "s32", "f32", "f16", "bf16")
+_SET_DH = ("u16", "s16", "u32", "s32", "f16", "bf16")
+_PAIR, _ONE = OperandKind.PRED_PAIR, PRED
+
+_COMPARE: tuple[
+    tuple[tuple[str, ...], tuple[str, ...], bool, OperandKind, tuple[str, ...]], ...
+] = (
+    (_INTS, INT_CMP, False, _ONE | _PAIR, _SET_D),
+    (("f32",), FLOAT_CMP, True, _ONE | _PAIR, _SET_D),
+    (("f64",), FLOAT_CMP, False, _ONE | _PAIR, _SET_D),
+    (("f16",), FLOAT_CMP, True, _ONE, _SET_DH),
+    (("bf16",), FLOAT_CMP, False, _ONE, ("u16", "s16", "u32", "s32", "bf16")),
+    (("f16x2",), FLOAT_CMP, True, _PAIR, ("f16x2", "u32", "s32")),
+    (("bf16x2",), FLOAT_CMP, False, _PAIR, ("bf16x2", "u32", "s32")),
+)
+"""setp/set by source type: (types, comparison operators, whether ``.ftz`` applies, what
+setp's destination is, the destination types of set). Unsigned comparisons (``lo``...) are
+for integers, unordered ones (``ltu``...) for floats; ``.ftz`` is for f32, f16 and f16x2
+only (and never with a bf16 destination). setp writes a ``p|q`` pair for the packed types
+and a single predicate for f16/bf16."""
+
+
+def _compare_forms(name: str) -> list[Form]:
+    """The forms of setp or set, one per source class of :data:`_COMPARE`."""
+    forms = []
+    for types, cmps, ftz, p, dtypes in _COMPARE:
+        c = psrc("c", when=BOOL_OPS)
+        if name == "setp":
+            ops = (opd("p", p, "pred"), src("a"), src("b"), c)
+            groups = [[req("type", types, gates=_HALF)]]
+        else:
+            ops = (dst("@dtype"), src("a", "@stype"), src("b", "@stype"), c)
+            stype = req("stype", types, gates=_HALF)
+            split = ftz and "bf16" in dtypes
+            rest = tuple(d for d in dtypes if d != "bf16") if split else dtypes
+            groups = [[req("dtype", rest, gates=_HALF), stype]]
+            groups += [[req("dtype", ("bf16",), gates=_HALF), stype]] if split else []
+        for i, g in enumerate(groups):
+            f = [grp("ftz", ("ftz",))] if ftz and (i == 0) else []
+            forms.append(
+                form([req("cmp", cmps), grp("bool", BOOL_OPS), *f, *g], ops, note=types[0])
+            )
+    return forms
+
 
 SETP = spec(
     "setp",
-    [
-        form(
-            [
-                req("cmp", CMP_OPS),
-                grp("bool", BOOL_OPS),
-                grp("ftz", ("ftz",)),
-                req("type", CMP_TYPES, gates=_HALF),
-            ],
-            (
-                opd("p", PRED | OperandKind.PRED_PAIR, "pred"),
-                src("a"),
-                src("b"),
-                psrc("c", when=BOOL_OPS),
-            ),
-        )
-    ],
+    _compare_forms("setp"),
     NO_GATE,
     "comparison-and-selection-instructions-setp",
     "Compare two values and write a predicate (optionally combined with another).",
@@ -69,18 +93,7 @@ SETP = spec(
 
 SET = spec(
     "set",
-    [
-        form(
-            [
-                req("cmp", CMP_OPS),
-                grp("bool", BOOL_OPS),
-                grp("ftz", ("ftz",)),
-                req("dtype", ("u32", "s32", "f32", "f16", "f16x2", "bf16", "bf16x2"), gates=_HALF),
-                req("stype", CMP_TYPES, gates=_HALF),
-            ],
-            (dst("@dtype"), src("a", "@stype"), src("b", "@stype"), psrc("c", when=BOOL_OPS)),
-        )
-    ],
+    _compare_forms("set"),
     NO_GATE,
     "comparison-and-selection-instructions-set",
     "Compare two values and write all ones (or 1.0) when true, zero otherwise.",
@@ -167,7 +180,7 @@ LOP3 = spec(
         form(
             [req("bool", ("or", "and")), req("type", ("b32",))],
             (
-                opd("d", REG | OperandKind.PRED_PAIR, "@type"),
+                opd("d", OperandKind.PRED_PAIR, "@type"),
                 src("a"),
                 src("b"),
                 src("c"),

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ._common import (
+    IMM,
+    NO_GATE,
     REG,
     SINK,
     Form,
@@ -15,9 +19,8 @@ from ._common import (
     req,
     since,
     spec,
-    src,
 )
-from ._model import Gate, ModifierGroup
+from ._model import Gate, ModifierGroup, OperandSpec
 
 __all__ = ["SPECS"]
 
@@ -42,15 +45,36 @@ def _space(cluster: bool = False) -> ModifierGroup:
     )
 
 
-def _sem(*values: str) -> ModifierGroup:
-    return grp("sem", values, gates=_SEM_GATES)
+def _ordered(
+    head: list[ModifierGroup],
+    sems: tuple[str, ...],
+    scopes: tuple[str, ...],
+    tail: list[ModifierGroup],
+    operands: tuple[OperandSpec, ...],
+    gate: Gate = NO_GATE,
+    note: str = "",
+) -> list[Form]:
+    """A form without ``.sem.scope`` and one with both: PTX takes them only together."""
+    sem = req("sem", sems, gates=_SEM_GATES)
+    scope = req("scope", scopes, gates=_SCOPE_GATES)
+    with_ = f"{note}, with .sem.scope" if note else "with .sem.scope"
+    return [
+        form([*head, *tail], operands, gate, note),
+        form([*head, sem, scope, *tail], operands, gate, with_),
+    ]
 
 
-_SCOPE = grp("scope", ("cta", "cluster"), gates=_SCOPE_GATES)
+_SCOPES = ("cta", "cluster")
+_U32 = (range(1 << 32),)
+_COUNTS = (range(1, 1 << 20),)
+_BYTES = (range(1 << 20),)
+_COUNT = opd("count", REG | IMM, "b32", values=lambda _: _COUNTS, doc="arrivals, 1 to 2^20-1")
+_TX_COUNT = opd("txCount", REG | IMM, "b32", values=lambda _: _BYTES, doc="0 to 2^20-1 bytes")
+_PARITY = ((0, 1),)
 
 MBARRIER_INIT = spec(
     "mbarrier.init",
-    [form([_space(), _B64], (addr("addr"), src("count", "b32")))],
+    [form([_space(), _B64], (addr("addr"), _COUNT))],
     _SM80,
     _A + "init",
     "Initialise an mbarrier with an expected arrival count.",
@@ -72,12 +96,7 @@ MBARRIER_INVAL = spec(
 def _tx(name: str, summary: str) -> InstructionSpec:
     return spec(
         f"mbarrier.{name}",
-        [
-            form(
-                [grp("sem", ("relaxed",)), _SCOPE, _space(True), _B64],
-                (addr("addr"), src("txCount", "b32")),
-            )
-        ],
+        _ordered([], ("relaxed",), _SCOPES, [_space(True), _B64], (addr("addr"), _TX_COUNT)),
         _SM90,
         _A + name.replace("_", "-"),
         summary,
@@ -89,38 +108,49 @@ def _tx(name: str, summary: str) -> InstructionSpec:
 MBARRIER_EXPECT_TX = _tx("expect_tx", "Raise the pending transaction count of an mbarrier.")
 MBARRIER_COMPLETE_TX = _tx("complete_tx", "Complete transactions on an mbarrier.")
 
-_STATE = opd("state", REG | SINK, "b64")
+_LOCAL_STATE = opd("state", REG | SINK, "b64")
+_REMOTE_STATE = opd("state", SINK, doc="a barrier of another CTA returns no state: _")
+_REMOTE = req("space", ("shared::cluster",), gates=_SPACE_GATES)
+
+
+def _arriving(
+    head: list[ModifierGroup],
+    sems: tuple[str, ...],
+    scopes: tuple[str, ...],
+    rest: tuple[OperandSpec, ...],
+    gate: Gate = NO_GATE,
+    note: str = "",
+    cluster: bool = True,
+) -> list[Form]:
+    """The forms of an arrive on a barrier of this CTA and, with ``cluster``, of another."""
+    tail = [_space(), _B64]
+    forms = _ordered(head, sems, scopes, tail, (_LOCAL_STATE, *rest), gate, note)
+    if cluster:
+        remote = (_REMOTE_STATE, *rest)
+        forms += _ordered(head, sems, scopes, [_REMOTE, _B64], remote, gate, f"{note}, remote")
+    return forms
 
 
 def _arrive_forms() -> list[Form]:
+    count = replace(_COUNT, optional=True, gate=since((7, 8), 90))
+    rel = ("release", "relaxed")
     return [
-        form(
-            [_sem("release", "relaxed"), _SCOPE, _space(True), _B64],
-            (_STATE, addr("addr"), src("count", "b32", optional=True, gate=since((7, 8), 90))),
-            note="arrive",
-        ),
-        form(
-            [
-                req("variant", ("expect_tx",)),
-                _sem("release", "relaxed"),
-                _SCOPE,
-                _space(True),
-                _B64,
-            ],
-            (_STATE, addr("addr"), src("txCount", "b32")),
+        *_arriving([], rel, _SCOPES, (addr("addr"), count), note="arrive"),
+        *_arriving(
+            [req("variant", ("expect_tx",))],
+            rel,
+            _SCOPES,
+            (addr("addr"), _TX_COUNT),
             _SM90,
             "arrive with expect_tx",
         ),
-        form(
-            [
-                req("variant", ("noComplete",)),
-                _sem("release"),
-                grp("scope", ("cta",)),
-                _space(),
-                _B64,
-            ],
-            (_STATE, addr("addr"), src("count", "b32")),
+        *_arriving(
+            [req("variant", ("noComplete",))],
+            ("release",),
+            ("cta",),
+            (addr("addr"), _COUNT),
             note="arrive without completing the phase",
+            cluster=False,
         ),
     ]
 
@@ -150,25 +180,20 @@ MBARRIER_ARRIVE_DROP = spec(
 
 
 def _wait(name: str, gate_: Gate, summary: str, hint: bool) -> InstructionSpec:
-    extra = (src("suspendTimeHint", "b32", optional=True),) if hint else ()
+    hint_ = opd("suspendTimeHint", REG | IMM, "b32", optional=True, values=lambda _: _U32)
+    extra = (hint_,) if hint else ()
+    tail = [_space(), _B64]
+    parity = [req("parity", ("parity",), gates={"parity": since((7, 1), 80)})]
+    sems = ("acquire", "relaxed")
+    wait, addr_ = pdst("waitComplete"), addr("addr")
+    state = opd("state", REG, "b64", doc="the state mbarrier.arrive returned")
+    phase = opd("phaseParity", REG | IMM, "b32", values=lambda _: _PARITY)
     return spec(
         f"mbarrier.{name}",
         [
-            form(
-                [_sem("acquire", "relaxed"), _SCOPE, _space(), _B64],
-                (pdst("waitComplete"), addr("addr"), src("state", "b64"), *extra),
-                note="phase state",
-            ),
-            form(
-                [
-                    req("parity", ("parity",), gates={"parity": since((7, 1), 80)}),
-                    _sem("acquire", "relaxed"),
-                    _SCOPE,
-                    _space(),
-                    _B64,
-                ],
-                (pdst("waitComplete"), addr("addr"), src("phaseParity", "b32"), *extra),
-                note="phase parity",
+            *_ordered([], sems, _SCOPES, tail, (wait, addr_, state, *extra), note="phase state"),
+            *_ordered(
+                parity, sems, _SCOPES, tail, (wait, addr_, phase, *extra), note="phase parity"
             ),
         ],
         gate_,
@@ -188,7 +213,7 @@ MBARRIER_TRY_WAIT = _wait(
 
 MBARRIER_PENDING_COUNT = spec(
     "mbarrier.pending_count",
-    [form([_B64], (opd("count", REG, "b32"), src("state", "b64")))],
+    [form([_B64], (opd("count", REG, "b32"), opd("state", REG, "b64")))],
     _SM80,
     _A + "pending-count",
     "The pending arrival count held in an mbarrier state.",

@@ -1,10 +1,17 @@
 """Loads, stores and the other memory instructions (``ld``, ``st``, ``prefetch``, ``cvta``, ...).
 
-``ld`` and ``st`` share one slot layout (:func:`_ldst_groups`); their vector widths are split
-into forms because 256-bit vectors (``.v4.b64``, ``.v8.b32``) need PTX 8.8 and ``sm_100``.
+``ld`` and ``st`` forms are the product of two tables: the memory-order variants the PTX ISA
+writes as separate syntax lines (:func:`_ldst_heads`: a cache operator and eviction priorities
+exclude each other, ``.relaxed``/``.acquire``/``.release`` need a scope, ``.volatile`` takes no
+cache hints, ``.nc`` is a ``.global`` load, cache hints need a ``.global`` or generic address)
+and the vector widths (256-bit vectors, ``.v4.b64`` and ``.v8.b32``, need PTX 8.8, ``sm_100``
+and a ``.global`` or generic address, and alone take an L2 eviction priority). Where ptxas is
+stricter than the ISA text, the table follows ptxas 13.5 (no ``.f16``/``.bf16`` types).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ._common import (
     ADDR,
@@ -15,6 +22,7 @@ from ._common import (
     SYM,
     VEC,
     Form,
+    Gate,
     InstructionSpec,
     Width,
     addr,
@@ -37,9 +45,10 @@ _FAM = "data movement and conversion"
 
 _SM90 = since((7, 8), 90)
 _SPACES = (
-    "const", "global", "local", "param", "param::entry", "param::func",
-    "shared", "shared::cta", "shared::cluster",
+    "global", "shared", "shared::cta", "shared::cluster", "local", "const",
+    "param", "param::entry", "param::func",
 )  # fmt: skip
+_ST_SPACES = tuple(s for s in _SPACES if s not in ("const", "param::entry"))
 _SPACE_GATES = {
     "shared::cta": since((7, 8), 0),
     "shared::cluster": _SM90,
@@ -62,67 +71,112 @@ _PREFETCH = ("L2::64B", "L2::128B", "L2::256B")
 _PREFETCH_GATES = {"L2::64B": since((7, 4), 75), "L2::128B": since((7, 4), 75)}
 _PREFETCH_GATES["L2::256B"] = since((7, 4), 80)
 _HINT = {"L2::cache_hint": since((7, 4), 80)}
-_NARROW = (
-    "b8",
-    "b16",
-    "b32",
-    "u8",
-    "u16",
-    "u32",
-    "s8",
-    "s16",
-    "s32",
-    "f16",
-    "f16x2",
-    "bf16",
-    "bf16x2",
-    "f32",
-)
+_NARROW = ("b8", "b16", "b32", "u8", "u16", "u32", "s8", "s16", "s32", "f32")
+"""Element types up to 32 bits; ld/st/ldu take no ``.f16``/``.bf16`` types (ptxas)."""
 _WIDE = ("b64", "u64", "s64", "f64")
 _V256 = since((8, 8), 100)
+_B128 = since((8, 3), 70)
+_LOCAL = {"local": since((9, 1), 0)}
+"""``.volatile`` on ``.local`` addresses is PTX 9.1."""
 _L2_EVICT = grp("l2_eviction", ("L2::evict_first", "L2::evict_last", "L2::evict_normal"))
 """L2 eviction priorities, which ld/st take on 256-bit accesses only."""
 
+_WIDTHS: tuple[tuple[tuple[ModifierGroup, ...], Gate, str], ...] = (
+    ((grp("vec", ("v2", "v4")), req("type", _NARROW)), NO_GATE, "up to 128 bits"),
+    ((grp("vec", ("v2",)), req("type", _WIDE)), NO_GATE, "64-bit elements"),
+    ((req("type", ("b128",)),), _B128, "128-bit"),
+    ((req("vec", ("v4",)), req("type", _WIDE)), _V256, "256-bit vector"),
+    ((req("vec", ("v8",)), req("type", ("b32", "u32", "s32", "f32"))), _V256, "256-bit vector"),
+)
+"""The vector widths of ld/st: (slots, gate, note)."""
 
-def _ldst_groups(load: bool) -> list[ModifierGroup]:
-    sems = ("weak", "volatile", "relaxed") + (("acquire",) if load else ("release",))
-    cops = ("ca", "cg", "cs", "lu", "cv") if load else ("wb", "cg", "cs", "wt")
-    groups = [
-        grp("mmio", ("mmio",), gates={"mmio": since((8, 2), 70)}),
-        grp("sem", sems, gates=_SEM_GATES),
-        grp("scope", SCOPES, gates=_SCOPE_GATES),
-        grp("ss", _SPACES, gates=_SPACE_GATES),
-        grp("cop", cops),
+
+_ORDERED = ("global", "shared", "shared::cta", "shared::cluster")
+"""The spaces ``.volatile`` and the scoped orders apply to (``.volatile`` also ``.local``)."""
+
+
+def _ldst_heads(load: bool) -> list[tuple[list[ModifierGroup], bool, str]]:
+    """The memory-order variants of ld/st: (slots, takes eviction priorities, note).
+
+    Eviction priorities, ``.L2::cache_hint`` and the prefetch size apply to ``.global`` (or
+    generic) addresses only, so each variant that takes them has a form without them for the
+    other state spaces.
+    """
+    ss = grp("ss", _SPACES if load else _ST_SPACES, gates=_SPACE_GATES)
+    glob = grp("ss", ("global",))
+    cop = grp("cop", ("ca", "cg", "cs", "lu", "cv") if load else ("wb", "cg", "cs", "wt"))
+    order = "acquire" if load else "release"
+    hint = grp("cache_hint", ("L2::cache_hint",), gates=_HINT)
+    size = [grp("prefetch_size", _PREFETCH, gates=_PREFETCH_GATES)] if load else []
+    evict = grp("eviction", _L1, gates=_L1_GATES)
+    weak = grp("sem", ("weak",), gates=_SEM_GATES)
+    volatile = req("sem", ("volatile",))
+    scoped = [
+        req("sem", ("relaxed", order), gates=_SEM_GATES),
+        req("scope", SCOPES, gates=_SCOPE_GATES),
+    ]
+    heads = [
+        ([weak, ss, cop], False, "cache operator"),
+        ([weak, glob, cop, hint, *size], False, "cache operator, global"),
+        ([weak, glob, evict, hint, *size], True, "eviction priority, global"),
+        (
+            [volatile, grp("ss", (*_ORDERED, "local"), gates=_SPACE_GATES | _LOCAL)],
+            False,
+            "volatile",
+        ),
+        *([([volatile, glob, *size], False, "volatile, global")] if load else []),
+        ([*scoped, grp("ss", _ORDERED, gates=_SPACE_GATES)], False, f"relaxed or {order}"),
+        ([*scoped, glob, evict, hint, *size], True, f"relaxed or {order}, global"),
     ]
     if load:
-        groups.append(grp("nc", ("nc",), gates={"nc": since((3, 1), 32)}))
-    groups += [
-        grp("eviction", _L1, gates=_L1_GATES),
-        grp("cache_hint", ("L2::cache_hint",), gates=_HINT),
-    ]
-    if load:
-        groups.append(grp("prefetch_size", _PREFETCH, gates=_PREFETCH_GATES))
-    return groups
+        nc = [req("ss", ("global",)), req("nc", ("nc",), gates={"nc": since((3, 1), 32)})]
+        heads += [
+            ([*nc, grp("cop", ("ca", "cg", "cs")), hint, *size], False, "non-coherent"),
+            ([*nc, evict, hint, *size], True, "non-coherent, eviction priority"),
+        ]
+    return heads
+
+
+def _at_width(head: list[ModifierGroup], gate: Gate) -> list[ModifierGroup]:
+    """A variant's slots at one width.
+
+    256-bit accesses are ``.global`` (or generic) only; 128-bit ones at ``.sys`` scope need
+    PTX 8.4.
+    """
+    out = []
+    for g in head:
+        if g.name == "ss" and gate is _V256:
+            g = replace(g, values=("global",), gates={})
+        elif g.name == "scope" and gate is _B128:
+            g = replace(g, gates={**g.gates, "sys": since((8, 4), 70)})
+        out.append(g)
+    return out
 
 
 def _ldst_forms(load: bool, data: OperandSpec, address: OperandSpec) -> list[Form]:
-    """The vector-width forms of ld/st; ``data`` and ``address`` in instruction order."""
-    ops = (data, address, policy()) if load else (address, data, policy())
-    g = _ldst_groups(load)
-    return [
-        form([*g, grp("vec", ("v2", "v4")), req("type", _NARROW)], ops, note="up to 128 bits"),
-        form([*g, grp("vec", ("v2",)), req("type", _WIDE)], ops, note="64-bit elements"),
-        form([*g, req("type", ("b128",))], ops, since((8, 3), 70), "128-bit"),
+    """The forms of ld/st: each memory-order variant at each vector width, then ``.mmio``.
+
+    ``data`` and ``address`` are the operands, given in instruction order.
+    """
+    ops = (data, address) if load else (address, data)
+    forms = [
         form(
-            [*g, _L2_EVICT, req("vec", ("v4",)), req("type", _WIDE)], ops, _V256, "256-bit vector"
-        ),
-        form(
-            [*g, _L2_EVICT, req("vec", ("v8",)), req("type", ("b32", "u32", "s32", "f32"))],
-            ops,
-            _V256,
-            "256-bit vector",
-        ),
+            [*_at_width(head, gate), *((_L2_EVICT,) if evicts and gate is _V256 else ()), *width],
+            (*ops, policy()) if any(g.name == "cache_hint" for g in head) else ops,
+            gate,
+            f"{note}, {wnote}",
+        )
+        for head, evicts, note in _ldst_heads(load)
+        for width, gate, wnote in _WIDTHS
     ]
+    mmio = [
+        req("mmio", ("mmio",), gates={"mmio": since((8, 2), 70)}),
+        req("sem", ("relaxed",)),
+        req("scope", ("sys",)),
+        grp("ss", ("global",)),
+        req("type", (*_NARROW, *_WIDE, "b128"), gates={"b128": _B128}),
+    ]
+    return [*forms, form(mmio, ops, note="mmio")]
 
 
 _DATA_LD = opd("d", REG | VEC, "@type", width=Width.AT_LEAST, count="vec")
@@ -159,7 +213,7 @@ LDU = spec(
             [
                 grp("ss", ("global",)),
                 grp("vec", ("v2", "v4")),
-                req("type", (*_NARROW, *_WIDE, "b128")),
+                req("type", (*_NARROW, *_WIDE, "b128"), gates={"b128": _B128}),
             ],
             (_DATA_LD, addr("a")),
         )
@@ -356,7 +410,7 @@ PREFETCH = spec(
             note="cache level",
         ),
         form(
-            [grp("space", ("global",)), req("level", ("L2::evict_last", "L2::evict_normal"))],
+            [req("space", ("global",)), req("level", ("L2::evict_last", "L2::evict_normal"))],
             (addr("a"),),
             since((7, 4), 80),
             "with eviction priority",

@@ -5,15 +5,19 @@ Besides ``mma`` these are ``mma.sp``, ``movmatrix`` and the ``wmma`` load/store/
 Fragment sizes of ``mma`` follow from the shape and the element types: each of the 32 lanes
 holds ``m*k/32`` elements of A (half that when sparse), ``k*n/32`` of B and ``m*n/32`` of C
 and D, packed into 32-bit registers (64-bit ones for ``.f64``). ``m8n8k4`` on halves is the
-Volta quad-pair layout and is listed apart.
+Volta quad-pair layout and is listed apart; it alone takes layouts other than ``.row.col``
+and a C type other than D's (f16 C into an f32 D). The sparse selector's range, the
+block-scale byte and thread selectors and the ``.sp::ordered_metadata`` spelling that the
+``kind::`` forms of ``mma.sp`` need are in the table too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ._common import (
     IMM,
+    NO_GATE,
     REG,
     VEC,
     Form,
@@ -88,21 +92,50 @@ def _operand_count(which: str, sparse: bool = False) -> Callable[[Modifiers], in
     return count
 
 
-def _mma_ops(sparse: bool) -> tuple[OperandSpec, ...]:
+def _selector(top: Mapping[str, int]) -> Callable[[Modifiers], tuple[tuple[int, ...], ...] | None]:
+    """The sparsity selector ``f`` of ``mma.sp``: ``0..top[shape]``."""
+
+    def values(mods: Modifiers) -> tuple[tuple[int, ...], ...] | None:
+        shape = mods.get("shape", ("",))[0]
+        return ((*range(top[shape] + 1),),) if shape in top else None
+
+    return values
+
+
+def _mma_ops(sel: Mapping[str, int] | None) -> tuple[OperandSpec, ...]:
+    """``d, a, b, c`` (A and B in 32-bit registers, 64-bit for f64), then ``e, f`` if sparse."""
+    sparse = sel is not None
     ops = [
         opd("d", VEC, "@dtype", width=Width.FRAGMENT, count=_operand_count("d")),
-        opd("a", VEC, count=_operand_count("a", sparse)),
-        opd("b", VEC, count=_operand_count("b")),
+        opd("a", VEC, "@atype", width=Width.FRAGMENT, count=_operand_count("a", sparse)),
+        opd("b", VEC, "@btype", width=Width.FRAGMENT, count=_operand_count("b")),
         opd("c", VEC | IMM, "@ctype", width=Width.FRAGMENT, count=_operand_count("c")),
     ]
-    if sparse:
-        ops += [src("e", "b32"), opd("f", IMM)]
+    if sel is not None:
+        ops += [src("e", "b32"), opd("f", IMM, values=_selector(sel))]
     return tuple(ops)
 
 
-def _shapes(gates: dict[str, Gate]) -> ModifierGroup:
-    return req("shape", tuple(gates), gates=gates)
+_BYTE_IDS = {"scale_vec::1X": (0, 1, 2, 3), "scale_vec::2X": (0, 2), "scale_vec::4X": (0,)}
+_DEFAULT_VEC = {"kind::mxf4": "scale_vec::2X", "kind::mxf8f6f4": "scale_vec::1X"}
 
+
+def _scale_ids(threads: int) -> Callable[[Modifiers], tuple[tuple[int, ...], ...] | None]:
+    """``{byte-id, thread-id}`` of a block-scale operand: bytes by scale vector, then lanes."""
+
+    def values(mods: Modifiers) -> tuple[tuple[int, ...], ...] | None:
+        vec = mods.get("scale_vec", (_DEFAULT_VEC.get(mods.get("kind", ("",))[0], ""),))[0]
+        return (_BYTE_IDS[vec], (*range(threads),)) if vec in _BYTE_IDS else None
+
+    return values
+
+
+_SCALE_OPS = (
+    src("scale-a-data", "b32"),
+    opd("a-ids", VEC | IMM, "u16", count=2, values=_scale_ids(2)),
+    src("scale-b-data", "b32"),
+    opd("b-ids", VEC | IMM, "u16", count=2, values=_scale_ids(4)),
+)
 
 _SM75 = since((6, 5), 75)
 _SM80 = since((7, 0), 80)
@@ -110,204 +143,139 @@ _SM89 = since((8, 4), 89)
 _SM90 = since((7, 8), 90)
 _SM120A = arch((8, 7), "sm_120a", "sm_120f")
 _SM120A_PTX91 = arch((9, 1), "sm_120a", "sm_120f")
+_ROW_COL = (req("alayout", ("row",)), req("blayout", ("col",)))
 _LAYOUT = [req("alayout", ("row", "col")), req("blayout", ("row", "col"))]
 _SYNC = [req("sync", ("sync",)), req("aligned", ("aligned",))]
+_ORDERED = ("mma.sp::ordered_metadata",)
 _F8 = ("e4m3", "e5m2")
 _F8F6F4 = ("e4m3", "e5m2", "e3m2", "e2m3", "e2m1")
+_F16_ACC = (("f16", "f16"), ("f32", "f32"))
+"""(D, C) accumulator pairs where C must have D's type."""
+
+
+def _mf(
+    shapes: Mapping[str, Gate],
+    ab: tuple[tuple[str, ...], tuple[str, ...]],
+    acc: tuple[tuple[str, ...], tuple[str, ...]],
+    ops: tuple[OperandSpec, ...],
+    gate: Gate = NO_GATE,
+    note: str = "",
+    *,
+    mid: tuple[ModifierGroup, ...] = (),
+    tail: tuple[ModifierGroup, ...] = (),
+    layout: tuple[ModifierGroup, ...] = _ROW_COL,
+    names: tuple[str, ...] = (),
+) -> Form:
+    """One ``mma``/``mma.sp`` form: ``.sync.aligned.shape.layouts[mid].d.a.b.c[tail]``."""
+    return form(
+        [
+            *_SYNC,
+            req("shape", tuple(shapes), gates=shapes),
+            *layout,
+            *mid,
+            req("dtype", acc[0]),
+            req("atype", ab[0]),
+            req("btype", ab[1]),
+            req("ctype", acc[1]),
+            *tail,
+        ],
+        ops,
+        gate,
+        note,
+        names=names,
+        in_order=("alayout", "blayout"),
+    )
+
+
+_SAT = (grp("satfinite", ("satfinite",)),)
+_KIND_F8F6F4 = (req("kind", ("kind::f8f6f4",)),)
+_S32 = (("s32", "s32"),)
+_F32 = (("f32", "f32"),)
+
+_Row = tuple[
+    str,
+    dict[str, Gate],
+    dict[str, int],
+    tuple[tuple[str, ...], tuple[str, ...]],
+    tuple[tuple[str, str], ...],
+    Gate,
+    tuple[ModifierGroup, ...],
+]
+_ROWS: tuple[_Row, ...] = (
+    ("f16", {"m16n8k8": _SM75, "m16n8k16": _SM80}, {"m16n8k16": 3, "m16n8k32": 1},
+     (("f16",), ("f16",)), _F16_ACC, NO_GATE, ()),
+    ("bf16", {"m16n8k8": _SM80, "m16n8k16": _SM80}, {"m16n8k16": 3, "m16n8k32": 1},
+     (("bf16",), ("bf16",)), _F32, _SM80, ()),
+    ("tf32", {"m16n8k4": _SM80, "m16n8k8": _SM80}, {"m16n8k8": 3, "m16n8k16": 1},
+     (("tf32",), ("tf32",)), _F32, _SM80, ()),
+    ("8-bit integer", {"m8n8k16": _SM75, "m16n8k16": _SM80, "m16n8k32": _SM80},
+     {"m16n8k32": 1, "m16n8k64": 0}, (("s8", "u8"), ("s8", "u8")), _S32, NO_GATE, _SAT),
+    ("4-bit integer", {"m8n8k32": _SM75, "m16n8k32": _SM80, "m16n8k64": _SM80},
+     {"m16n8k64": 1, "m16n8k128": 0}, (("s4", "u4"), ("s4", "u4")), _S32, NO_GATE, _SAT),
+    ("fp8", {"m16n8k16": since((8, 7), 89), "m16n8k32": _SM89}, {"m16n8k64": 0}, (_F8, _F8),
+     _F16_ACC, NO_GATE, ()),
+)  # fmt: skip
+"""(note, dense shapes with gates, sparse shapes with the selector's top, A/B types, (D, C)
+pairs, gate, slots between the layouts and the types) of the forms dense and sparse share."""
 
 
 def _mma_forms(sparse: bool) -> list[Form]:
-    ops = _mma_ops(sparse)
-    k2 = 2 if sparse else 1
-
-    def sh(*pairs: tuple[str, Gate]) -> ModifierGroup:
-        return _shapes(
-            {f"m{m}n{n}k{int(k) * k2}": g for (mnk, g) in pairs for m, n, k in [mnk.split(",")]}
-        )
-
-    forms = [
-        form(
-            [
-                *_SYNC,
-                sh(("16,8,8", _SM75), ("16,8,16", _SM80)),
-                *_LAYOUT,
-                req("dtype", ("f16", "f32")),
-                req("atype", ("f16",)),
-                req("btype", ("f16",)),
-                req("ctype", ("f16", "f32")),
-            ],
-            ops,
-            note="f16",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("16,8,8", _SM80), ("16,8,16", _SM80)),
-                *_LAYOUT,
-                req("dtype", ("f32",)),
-                req("atype", ("bf16",)),
-                req("btype", ("bf16",)),
-                req("ctype", ("f32",)),
-            ],
-            ops,
-            _SM80,
-            "bf16",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("16,8,4", _SM80), ("16,8,8", _SM80)),
-                *_LAYOUT,
-                req("dtype", ("f32",)),
-                req("atype", ("tf32",)),
-                req("btype", ("tf32",)),
-                req("ctype", ("f32",)),
-            ],
-            ops,
-            _SM80,
-            "tf32",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("8,8,16", _SM75), ("16,8,16", _SM80), ("16,8,32", _SM80)),
-                *_LAYOUT,
-                grp("satfinite", ("satfinite",)),
-                req("dtype", ("s32",)),
-                req("atype", ("s8", "u8")),
-                req("btype", ("s8", "u8")),
-                req("ctype", ("s32",)),
-            ],
-            ops,
-            note="8-bit integer",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("8,8,32", _SM75), ("16,8,32", _SM80), ("16,8,64", _SM80)),
-                *_LAYOUT,
-                grp("satfinite", ("satfinite",)),
-                req("dtype", ("s32",)),
-                req("atype", ("s4", "u4")),
-                req("btype", ("s4", "u4")),
-                req("ctype", ("s32",)),
-            ],
-            ops,
-            note="4-bit integer",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("16,8,16", since((8, 7), 89)), ("16,8,32", _SM89)),
-                *_LAYOUT,
-                req("dtype", ("f16", "f32")),
-                req("atype", _F8),
-                req("btype", _F8),
-                req("ctype", ("f16", "f32")),
-            ],
-            ops,
-            note="fp8",
-        ),
-    ]
+    """The forms of ``mma`` or ``mma.sp``: the shared rows, then each one's own forms."""
+    forms = []
+    for note, dense, tops, ab, accs, gate, mid in _ROWS:
+        shapes = {s: _SM89 if note == "fp8" else NO_GATE for s in tops} if sparse else dense
+        ops = _mma_ops(tops if sparse else None)
+        if sparse and note == "fp8":
+            accs = _F32  # mma.sp on e4m3/e5m2 accumulates in f32 only
+        forms += [_mf(shapes, ab, ((d,), (c,)), ops, gate, note, mid=mid) for d, c in accs]
     if sparse:
-        forms += [
-            form(
-                [*_SYNC, req("shape", ("m16n8k64",)), *_LAYOUT, req("kind", ("kind::f8f6f4",)),
-                 req("dtype", ("f16", "f32")), req("atype", _F8F6F4), req("btype", _F8F6F4),
-                 req("ctype", ("f16", "f32"))],
-                ops, _SM120A, "kind::f8f6f4 (with .sp::ordered_metadata)",
-            ),
-            form(
-                [*_SYNC, req("shape", ("m16n8k64",)), *_LAYOUT, req("kind", ("kind::mxf8f6f4",)),
-                 req("block_scale", ("block_scale",)), grp("scale_vec", ("scale_vec::1X",)),
-                 req("dtype", ("f32",)), req("atype", _F8F6F4), req("btype", _F8F6F4),
-                 req("ctype", ("f32",)), req("stype", ("ue8m0",))],
-                (*ops, *_SCALE_OPS), _SM120A, "kind::mxf8f6f4 block scaled",
-            ),
-            *_fp4_block_scaled("m16n8k128", (*ops, *_SCALE_OPS)),
+        ops = _mma_ops({"m16n8k64": 0})
+        k128 = _mma_ops({"m16n8k128": 0})
+        return [
+            *forms,
+            *(_mf({"m16n8k64": NO_GATE}, (_F8F6F4, _F8F6F4), ((d,), (c,)), ops, _SM120A,
+                  "kind::f8f6f4", mid=_KIND_F8F6F4, names=_ORDERED) for d, c in _F16_ACC),
+            _mxf8f6f4("m16n8k64", (*ops, *_SCALE_OPS)),
+            *_fp4_block_scaled("m16n8k128", (*k128, *_SCALE_OPS)),
         ]  # fmt: skip
-        return forms
-    forms += [
-        form(
-            [
-                *_SYNC,
-                req("shape", ("m8n8k4",)),
-                *_LAYOUT,
-                req("dtype", ("f16", "f32")),
-                req("atype", ("f16",)),
-                req("btype", ("f16",)),
-                req("ctype", ("f16", "f32")),
-            ],
-            ops,
-            since((6, 4), 70),
-            "f16 m8n8k4 (Volta)",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("8,8,4", _SM80), ("16,8,4", _SM90), ("16,8,8", _SM90), ("16,8,16", _SM90)),
-                *_LAYOUT,
-                grp("rnd", ("rn", "rz", "rm", "rp")),
-                req("dtype", ("f64",)),
-                req("atype", ("f64",)),
-                req("btype", ("f64",)),
-                req("ctype", ("f64",)),
-            ],
-            ops,
-            _SM80,
-            "f64",
-        ),
-        form(
-            [
-                *_SYNC,
-                sh(("8,8,128", since((7, 0), 75)), ("16,8,128", _SM80), ("16,8,256", _SM80)),
-                *_LAYOUT,
-                req("dtype", ("s32",)),
-                req("atype", ("b1",)),
-                req("btype", ("b1",)),
-                req("ctype", ("s32",)),
-                req("bitop", ("xor", "and"), gates={"and": since((7, 1), 80)}),
-                req("popc", ("popc",)),
-            ],
-            ops,
-            note="single bit",
-        ),
-        form(
-            [
-                *_SYNC,
-                req("shape", ("m16n8k32",)),
-                *_LAYOUT,
-                req("kind", ("kind::f8f6f4",)),
-                req("dtype", ("f16", "f32")),
-                req("atype", _F8F6F4),
-                req("btype", _F8F6F4),
-                req("ctype", ("f16", "f32")),
-            ],
-            ops,
-            _SM120A,
-            "kind::f8f6f4",
-        ),
-        form(
-            [
-                *_SYNC,
-                req("shape", ("m16n8k32",)),
-                *_LAYOUT,
-                req("kind", ("kind::mxf8f6f4",)),
-                req("block_scale", ("block_scale",)),
-                grp("scale_vec", ("scale_vec::1X",)),
-                req("dtype", ("f32",)),
-                req("atype", _F8F6F4),
-                req("btype", _F8F6F4),
-                req("ctype", ("f32",)),
-                req("stype", ("ue8m0",)),
-            ],
-            (*ops, *_SCALE_OPS),
-            _SM120A,
-            "kind::mxf8f6f4 block scaled",
-        ),
+    ops = _mma_ops(None)
+    return [
+        *forms,
+        _mf({"m8n8k4": NO_GATE}, (("f16",), ("f16",)), (("f16",), ("f16",)), ops,
+            since((6, 4), 70), "f16 m8n8k4 (Volta)", layout=(*_LAYOUT,)),
+        _mf({"m8n8k4": NO_GATE}, (("f16",), ("f16",)), (("f32",), ("f16", "f32")), ops,
+            since((6, 4), 70), "f16 m8n8k4 (Volta)", layout=(*_LAYOUT,)),
+        _mf({"m8n8k4": _SM80, "m16n8k4": _SM90, "m16n8k8": _SM90, "m16n8k16": _SM90},
+            (("f64",), ("f64",)), (("f64",), ("f64",)), ops, _SM80, "f64",
+            mid=(grp("rnd", ("rn", "rz", "rm", "rp")),)),
+        _mf({"m8n8k128": since((7, 0), 75), "m16n8k128": _SM80, "m16n8k256": _SM80},
+            (("b1",), ("b1",)), (("s32",), ("s32",)), ops, NO_GATE, "single bit",
+            tail=(req("bitop", ("xor", "and"), gates={"and": since((7, 1), 80)}),
+                  req("popc", ("popc",)))),
+        *(_mf({"m16n8k32": NO_GATE}, (_F8F6F4, _F8F6F4), ((d,), (c,)), ops, _SM120A,
+              "kind::f8f6f4", mid=_KIND_F8F6F4) for d, c in _F16_ACC),
+        _mxf8f6f4("m16n8k32", (*ops, *_SCALE_OPS)),
         *_fp4_block_scaled("m16n8k64", (*ops, *_SCALE_OPS)),
-    ]
-    return forms
+    ]  # fmt: skip
+
+
+def _block(kind: str, scale_vec: ModifierGroup) -> tuple[ModifierGroup, ...]:
+    return (req("kind", (kind,)), req("block_scale", ("block_scale",)), scale_vec)
+
+
+def _mxf8f6f4(shape: str, operands: tuple[OperandSpec, ...]) -> Form:
+    """The block-scaled ``kind::mxf8f6f4`` form of one shape (ue8m0 scales, ``1X``)."""
+    return _mf(
+        {shape: NO_GATE},
+        (_F8F6F4, _F8F6F4),
+        (("f32",), ("f32",)),
+        operands,
+        _SM120A,
+        "kind::mxf8f6f4 block scaled",
+        mid=_block("kind::mxf8f6f4", grp("scale_vec", ("scale_vec::1X",))),
+        tail=(req("stype", ("ue8m0",)),),
+        names=_ORDERED if shape == "m16n8k64" else (),
+    )
 
 
 def _fp4_block_scaled(shape: str, operands: tuple[OperandSpec, ...]) -> list[Form]:
@@ -324,34 +292,20 @@ def _fp4_block_scaled(shape: str, operands: tuple[OperandSpec, ...]) -> list[For
         ("kind::mxf4nvf4", req("scale_vec", ("scale_vec::4X",)), "ue8m0", _SM120A_PTX91),
     )
     return [
-        form(
-            [
-                *_SYNC,
-                req("shape", (shape,)),
-                *_LAYOUT,
-                req("kind", (kind,)),
-                req("block_scale", ("block_scale",)),
-                scale_vec,
-                req("dtype", ("f32",)),
-                req("atype", ("e2m1",)),
-                req("btype", ("e2m1",)),
-                req("ctype", ("f32",)),
-                req("stype", (stype,)),
-            ],
+        _mf(
+            {shape: NO_GATE},
+            (("e2m1",), ("e2m1",)),
+            (("f32",), ("f32",)),
             operands,
             gate,
             f"{kind} {scale_vec.values[0].removeprefix('scale_vec::')} {stype} block scaled",
+            mid=_block(kind, scale_vec),
+            tail=(req("stype", (stype,)),),
+            names=_ORDERED if shape == "m16n8k128" else (),
         )
         for kind, scale_vec, stype, gate in combos
     ]
 
-
-_SCALE_OPS = (
-    src("scale-a-data", "b32"),
-    opd("a-ids", VEC | IMM, count=2),
-    src("scale-b-data", "b32"),
-    opd("b-ids", VEC | IMM, count=2),
-)
 
 MMA = spec(
     "mma",
@@ -419,19 +373,25 @@ LDMATRIX = spec(
             _LDM_NARROW,
             "8-bit elements",
         ),
-        form(
-            [
-                *_SYNC,
-                req("shape", ("m8n16", "m16n16")),
-                req("num", _NUM),
-                grp("trans", ("trans",)),
-                _SS,
-                req("dst_fmt", ("b8x16",)),
-                req("src_fmt", ("b6x16_p32", "b4x16_p64")),
-            ],
-            (opd("d", VEC | REG, "b32", count=_ldmatrix_count), addr("p")),
-            _LDM_NARROW,
-            "fp6/fp4 elements unpacked to bytes",
+        *(
+            form(
+                [
+                    *_SYNC,
+                    req("shape", (shape,)),
+                    req("num", nums),
+                    *trans,
+                    _SS,
+                    req("dst_fmt", ("b8x16",)),
+                    req("src_fmt", ("b6x16_p32", "b4x16_p64")),
+                ],
+                (opd("d", VEC | REG, "b32", count=_ldmatrix_count), addr("p")),
+                _LDM_NARROW,
+                "fp6/fp4 elements unpacked to bytes",
+            )
+            for shape, nums, trans in (
+                ("m8n16", _NUM, ()),
+                ("m16n16", ("x1", "x2"), (req("trans", ("trans",)),)),
+            )
         ),
     ],
     _SM75,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..targets import TARGETS, TargetInfo, TargetVariant
@@ -26,6 +26,7 @@ __all__ = [
     "OperandKind",
     "OperandSpec",
     "Requirements",
+    "Values",
     "Width",
 ]
 
@@ -39,6 +40,11 @@ Count = int | str | Callable[[Modifiers], "int | None"]
 """How many elements a vector operand has: a fixed number; the name of a modifier group whose
 value ends in the count (``.v4``, ``.x2``), the operand being a scalar when the group is
 absent; or a function of the matched modifiers (``None``: any size)."""
+
+Values = Callable[[Modifiers], "tuple[Sequence[int], ...] | None"]
+"""The integers an immediate operand may be, as a function of the matched modifiers: one tuple
+(or ``range``, for an interval) for a scalar operand, one per element for a vector (``None``:
+any value)."""
 
 
 class OperandKind(enum.Flag):
@@ -227,7 +233,8 @@ class OperandSpec:
         name: the PTX ISA's name for it (``"d"``, ``"a"``, ``"mbar"``, ``"cache-policy"``).
         kinds: what it may syntactically be.
         type_group: the modifier group whose type the operand has (``"type"``).
-        type: a fixed type instead (``"pred"``, ``"b64"``, ``"u32"``).
+        type: a fixed type instead (``"pred"``, ``"b64"``, ``"u32"``); for an address-only
+            operand, the type of its base register (a 32-bit Tensor Memory address).
         width: how a declared register's width must relate to that type.
         scale: the register holds ``scale`` times the type's width (``mul.wide``).
         optional: may be left out.
@@ -238,6 +245,7 @@ class OperandSpec:
         negatable: may be written ``!p``.
         gate: what the operand needs when it is present (``mbarrier.arrive``'s count).
         doc: what it is.
+        values: the integers it may be when spelled as immediates (see :data:`Values`).
     """
 
     name: str
@@ -253,6 +261,7 @@ class OperandSpec:
     negatable: bool = False
     gate: Gate | None = None
     doc: str = ""
+    values: Values | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,12 +279,17 @@ class Form:
         operands: the operands, in order.
         gate: what this form needs beyond the instruction's own gate.
         note: a line for the docs (what the form is for).
+        names: the spellings (the spec's name or aliases) that have this form; empty: all.
+        in_order: slots whose modifiers must be spelled in slot order (``mma``'s
+            ``.alayout.blayout``, which take the same words).
     """
 
     groups: tuple[ModifierGroup, ...]
     operands: tuple[OperandSpec, ...]
     gate: Gate = NO_GATE
     note: str = ""
+    names: tuple[str, ...] = ()
+    in_order: tuple[str, ...] = ()
 
     def group(self, name: str) -> ModifierGroup | None:
         """The slot called ``name``, if this form has one."""

@@ -7,7 +7,10 @@ proxy fences), ``vote``, ``match``, ``redux.sync``, ``activemask``, ``elect.sync
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ._common import (
+    IMM,
     NO_GATE,
     REG,
     SCOPES,
@@ -19,7 +22,6 @@ from ._common import (
     dst,
     form,
     grp,
-    imm,
     opd,
     pdst,
     psrc,
@@ -28,7 +30,7 @@ from ._common import (
     spec,
     src,
 )
-from ._model import Gate, OperandKind
+from ._model import Form, Gate, ModifierGroup, OperandKind
 
 __all__ = ["SPECS"]
 
@@ -38,6 +40,11 @@ _SM90 = since((7, 8), 90)
 _BAR = _A + "bar-barrier"
 _ALIGNED = grp("aligned", ("aligned",))
 _CTA = since((7, 8), 0)
+_CLUSTER = req("scope", ("cluster",))
+_BARRIERS = (range(16),)
+_THREADS = (range(32, 1025, 32),)
+_BAR_A = opd("a", REG | IMM, "b32", values=lambda _: _BARRIERS, doc="barrier 0..15")
+_BAR_B = opd("b", REG | IMM, "b32", values=lambda _: _THREADS, doc="threads, a multiple of 32")
 
 
 def _bar(name: str, gate_: Gate, examples: tuple[str, ...], aligned: bool) -> list[InstructionSpec]:
@@ -46,7 +53,7 @@ def _bar(name: str, gate_: Gate, examples: tuple[str, ...], aligned: bool) -> li
     both = ("bar.", "barrier.")[aligned]
     sync = spec(
         f"{name}.sync",
-        [form(al, (src("a", "b32"), src("b", "b32", optional=True)))],
+        [form(al, (_BAR_A, replace(_BAR_B, optional=True)))],
         gate_,
         _BAR,
         "Wait until the named barrier's thread count has arrived.",
@@ -57,7 +64,7 @@ def _bar(name: str, gate_: Gate, examples: tuple[str, ...], aligned: bool) -> li
     )
     arrive = spec(
         f"{name}.arrive",
-        [form(al, (src("a", "b32"), src("b", "b32")))],
+        [form(al, (_BAR_A, _BAR_B))],
         gate_,
         _BAR,
         "Arrive at a named barrier without waiting.",
@@ -71,12 +78,12 @@ def _bar(name: str, gate_: Gate, examples: tuple[str, ...], aligned: bool) -> li
         [
             form(
                 [req("op", ("popc",)), *al, req("type", ("u32",))],
-                (dst("u32"), src("a", "b32"), src("b", "b32", optional=True), psrc("c")),
+                (dst("u32"), _BAR_A, replace(_BAR_B, optional=True), psrc("c")),
                 note="population count",
             ),
             form(
                 [req("op", ("and", "or")), *al, req("type", ("pred",))],
-                (pdst(), src("a", "b32"), src("b", "b32", optional=True), psrc("c")),
+                (pdst(), _BAR_A, replace(_BAR_B, optional=True), psrc("c")),
                 note="predicate reduction",
             ),
         ],
@@ -154,6 +161,23 @@ MEMBAR = spec(
 _FENCE_SEM = ("sc", "acq_rel", "acquire", "release")
 _ACQ_REL = since((8, 6), 90)
 
+
+def _restricted(head: list[ModifierGroup], note: str) -> list[Form]:
+    """The ``.sync_restrict`` fences: acquire with shared::cluster, release with shared::cta.
+
+    Both are at cluster scope; ptxas rejects the other pairings.
+    """
+    return [
+        form(
+            [*head, req("sem", (sem,)), req("restrict", (f"sync_restrict::{space}",)), _CLUSTER],
+            (),
+            since((8, 6), 90),
+            f"{note}, {sem}",
+        )
+        for sem, space in (("acquire", "shared::cluster"), ("release", "shared::cta"))
+    ]
+
+
 FENCE = spec(
     "fence",
     [
@@ -165,16 +189,7 @@ FENCE = spec(
             (),
             note="memory ordering",
         ),
-        form(
-            [
-                req("sem", ("acquire", "release")),
-                req("restrict", ("sync_restrict::shared::cta", "sync_restrict::shared::cluster")),
-                req("scope", ("cta", "cluster")),
-            ],
-            (),
-            since((8, 6), 90),
-            "restricted to shared memory",
-        ),
+        *_restricted([], "restricted to shared memory"),
     ],
     since((6, 0), 70),
     _A + "membar-fence",
@@ -203,17 +218,7 @@ FENCE_PROXY = spec(
             since((8, 0), 90),
             "async",
         ),
-        form(
-            [
-                req("kind", ("async::generic",)),
-                req("sem", ("acquire", "release")),
-                req("restrict", ("sync_restrict::shared::cta", "sync_restrict::shared::cluster")),
-                req("scope", ("cluster",)),
-            ],
-            (),
-            since((8, 6), 90),
-            "async::generic, restricted",
-        ),
+        *_restricted([req("kind", ("async::generic",))], "async::generic, restricted"),
     ],
     NO_GATE,
     _A + "membar-fence",
@@ -228,7 +233,7 @@ FENCE_PROXY_TENSORMAP = spec(
         form([req("sem", ("release",)), req("scope", SCOPES)], (), note="release"),
         form(
             [req("sem", ("acquire",)), req("scope", SCOPES)],
-            (addr("addr"), imm("size")),
+            (addr("addr"), opd("size", IMM, values=lambda _: ((128,),))),
             note="acquire",
         ),
     ],
@@ -371,6 +376,8 @@ GRIDDEPCONTROL = spec(
     examples=("griddepcontrol.wait;",),
 )
 
+_REGS = (range(24, 257, 8),)
+
 SETMAXNREG = spec(
     "setmaxnreg",
     [
@@ -381,7 +388,7 @@ SETMAXNREG = spec(
                 req("aligned", ("aligned",)),
                 req("type", ("u32",)),
             ],
-            (imm("imm-reg-count"),),
+            (opd("imm-reg-count", IMM, values=lambda _: _REGS),),
         )
     ],
     arch((8, 0), "sm_90a", "sm_100f", "sm_110f", "sm_120f"),

@@ -4,6 +4,13 @@ They are architecture- or family-specific: ``sm_100a``, ``sm_101a`` (``sm_110a``
 9.0), ``sm_103a`` and, from PTX 8.8, the family targets ``sm_100f``/``sm_110f`` and the
 targets above them in their family. A few (``tcgen05.shift``, block scaling with
 ``.scale_vec::NX``) exist only on the ``a`` targets.
+
+Tensor Memory addresses (``[d-tmem]``, ``[taddr]``, ...) are typed ``b32``: their base must be a
+32-bit register. The forms also carry the combination rules: which ``.scale_vec`` each
+block-scaled kind takes (``kind::mxf4nvf4`` needs one), that ``.ashift`` shifts an A in Tensor
+Memory and excludes the ``fill``/``use`` collectors, that ``scale-input-d`` belongs to
+``kind::f16``/``kind::tf32``, which ``tcgen05.cp`` shapes need a multicast, and that the
+decompression formats come as a pair.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from ._common import (
     spec,
     src,
 )
-from ._model import Modifiers
+from ._model import Modifiers, OperandSpec
 
 __all__ = ["SPECS"]
 
@@ -38,12 +45,26 @@ _ARCH_ONLY = arch((8, 6), "sm_100a", "sm_101a", "sm_103a", "sm_110a")
 _CTA_GROUP = req("cta_group", ("cta_group::1", "cta_group::2"))
 _SYNC = [req("sync", ("sync",)), req("aligned", ("aligned",))]
 
+
+def _tmem(name: str) -> OperandSpec:
+    """A Tensor Memory address operand: its base is a 32-bit register."""
+    return opd(name, ADDR, "b32", doc="a Tensor Memory address (a 32-bit register)")
+
+
+_NCOLS = opd(
+    "nCols",
+    REG | IMM,
+    "b32",
+    values=lambda _: ((32, 64, 128, 256, 512),),
+    doc="the number of columns, a power of two in 32..512",
+)
+
 ALLOC = spec(
     "tcgen05.alloc",
     [
         form(
             [_CTA_GROUP, *_SYNC, grp("space", ("shared::cta",)), req("type", ("b32",))],
-            (addr("dst"), src("nCols", "b32")),
+            (addr("dst"), _NCOLS),
         )
     ],
     TCGEN05,
@@ -55,7 +76,7 @@ ALLOC = spec(
 
 DEALLOC = spec(
     "tcgen05.dealloc",
-    [form([_CTA_GROUP, *_SYNC, req("type", ("b32",))], (src("taddr", "b32"), src("nCols", "b32")))],
+    [form([_CTA_GROUP, *_SYNC, req("type", ("b32",))], (src("taddr", "b32"), _NCOLS))],
     TCGEN05,
     _A + "tcgen05-alloc-tcgen05-dealloc-tcgen05-relinquish-alloc-permit",
     "Free tensor memory columns.",
@@ -74,7 +95,6 @@ RELINQUISH = spec(
 )
 
 _KINDS = ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8")
-_SCALED_KINDS = ("kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4")
 _KIND_GATES = {
     # Integer MMA exists on sm_100a and sm_101a/sm_110a only (not sm_103a, not the families).
     "kind::i8": arch((8, 6), "sm_100a", "sm_101a", "sm_110a"),
@@ -87,6 +107,14 @@ _SCALE_VEC = {
     "block16": arch((8, 8), "sm_100a", "sm_101a", "sm_100f", "sm_110f"),
     "block32": arch((8, 8), "sm_100a", "sm_101a", "sm_100f", "sm_110f"),
 }
+_SCALED = {
+    "kind::mxf8f6f4": ("scale_vec::1X", "block32"),
+    "kind::mxf4": ("scale_vec::2X", "block32"),
+    "kind::mxf4nvf4": ("scale_vec::2X", "scale_vec::4X", "block16", "block32"),
+}
+"""The block-scaled kinds and the scale vector sizes each takes (PTX ISA table "Valid
+combinations of scale_vectorsize with types and MMA-Kind"); only ``kind::mxf4nvf4`` has no
+default, so it needs one."""
 _COLLECTOR_A = (
     "collector::a::fill",
     "collector::a::use",
@@ -101,43 +129,52 @@ def _lanes(mods: Modifiers) -> int | None:
     return (8 if group[0] == "cta_group::2" else 4) if group else None
 
 
+_A_DESC = opd("a", ADDR | REG, "b64", doc="a-desc (a 64-bit register) or [a-tmem]")
 _ENABLE = opd("enable-input-d", PRED | IMM, "pred", negatable=True)
 _DISABLE = opd("disable-output-lane", VEC, "b32", count=_lanes, optional=True)
-_SCALE_D = opd("scale-input-d", IMM, optional=True, gate=arch((8, 6), "sm_100a", "sm_100f"))
+_SCALE_D = opd(
+    "scale-input-d",
+    IMM,
+    optional=True,
+    when=("kind=kind::f16", "kind=kind::tf32"),
+    gate=arch((8, 6), "sm_100a", "sm_100f"),
+    values=lambda _: (tuple(range(16)),),
+    doc="D is scaled by 2**-scale-input-d before the add",
+)
 
 
 def _mma_forms(sparse: bool) -> list[Form]:
-    meta = (addr("sp-meta-tmem"),) if sparse else ()
-    head = (
-        addr("d-tmem"),
-        opd("a", ADDR | REG, doc="a-desc (b64) or [a-tmem]"),
-        src("b-desc", "b64"),
-        *meta,
-        src("idesc", "b32"),
-    )
-    return [
+    meta = (_tmem("sp-meta-tmem"),) if sparse else ()
+
+    def head(a: OperandSpec) -> tuple[OperandSpec, ...]:
+        return (_tmem("d-tmem"), a, src("b-desc", "b64"), *meta, src("idesc", "b32"))
+
+    kind = req("kind", _KINDS, gates=_KIND_GATES)
+    dense = (_DISABLE, _ENABLE, _SCALE_D)
+    forms = [
         form(
-            [
-                _CTA_GROUP,
-                req("kind", _KINDS, gates=_KIND_GATES),
-                grp("collector", _COLLECTOR_A),
-                grp("ashift", ("ashift",)),
-            ],
-            (*head, _DISABLE, _ENABLE, _SCALE_D),
+            [_CTA_GROUP, kind, grp("collector", _COLLECTOR_A)],
+            (*head(_A_DESC), *dense),
             note="dense kinds",
         ),
         form(
-            [
-                _CTA_GROUP,
-                req("kind", _SCALED_KINDS, gates=_KIND_GATES),
-                req("block_scale", ("block_scale",)),
-                grp("scale_vec", tuple(_SCALE_VEC), gates=_SCALE_VEC),
-                grp("collector", _COLLECTOR_A),
-            ],
-            (*head, addr("scale-A-tmem"), addr("scale-B-tmem"), _ENABLE),
-            note="block scaled",
+            [_CTA_GROUP, kind, req("ashift", ("ashift",)), grp("collector", _COLLECTOR_A[2:])],
+            (*head(_tmem("a")), *dense),
+            note="dense kinds, A shifted in Tensor Memory (no fill/use collector)",
         ),
     ]
+    for name, vecs in _SCALED.items():
+        vec = req if name == "kind::mxf4nvf4" else grp
+        groups = [
+            _CTA_GROUP,
+            req("kind", (name,), gates=_KIND_GATES),
+            req("block_scale", ("block_scale",)),
+            vec("scale_vec", vecs, gates=_SCALE_VEC),
+            grp("collector", _COLLECTOR_A),
+        ]
+        scales = (_tmem("scale-A-tmem"), _tmem("scale-B-tmem"), _ENABLE)
+        forms.append(form(groups, (*head(_A_DESC), *scales), note=f"block scaled {name[6:]}"))
+    return forms
 
 
 MMA = spec(
@@ -166,7 +203,7 @@ _COLLECTOR_B = tuple(
 
 
 def _ws_forms(sparse: bool) -> list[Form]:
-    meta = (addr("sp-meta-tmem"),) if sparse else ()
+    meta = (_tmem("sp-meta-tmem"),) if sparse else ()
     return [
         form(
             [
@@ -175,8 +212,8 @@ def _ws_forms(sparse: bool) -> list[Form]:
                 grp("collector", _COLLECTOR_B),
             ],
             (
-                addr("d-tmem"),
-                opd("a", ADDR | REG),
+                _tmem("d-tmem"),
+                _A_DESC,
                 src("b-desc", "b64"),
                 *meta,
                 src("idesc", "b32"),
@@ -231,7 +268,7 @@ def _nums(top: int) -> tuple[str, ...]:
 def _ldst_forms(load: bool) -> list[Form]:
     pack = grp("pack", ("pack::16b",)) if load else grp("pack", ("unpack::16b",))
     data = opd("r", VEC, "b32", count=_regs)
-    taddr = addr("taddr")
+    taddr = _tmem("taddr")
     split = imm("immHalfSplitoff")
     forms = []
     for shapes, top in ((("32x32b", "16x64b"), 128), (("16x128b",), 64), (("16x256b",), 32)):
@@ -272,22 +309,30 @@ ST = spec(
     examples=("tcgen05.st.sync.aligned.32x32b.x2.b32 [%r3], {%r1, %r2};",),
 )
 
-_CP_SHAPES = ("128x256b", "4x256b", "128x128b", "64x128b", "32x128b")
+_CP_SHAPES = (
+    (("128x256b", "4x256b", "128x128b"), ()),
+    (("64x128b",), ("warpx2::02_13", "warpx2::01_23")),
+    (("32x128b",), ("warpx4",)),
+)
+"""``tcgen05.cp`` shapes and the multicast each needs (none, or one of these)."""
+
+
+def _cp_forms() -> list[Form]:
+    forms = []
+    for shapes, multicast in _CP_SHAPES:
+        for unpack in (False, True):
+            groups = [_CTA_GROUP, req("shape", shapes)]
+            groups += [req("multicast", multicast)] if multicast else []
+            if unpack:
+                groups += [req("dst_fmt", ("b8x16",)), req("src_fmt", ("b6x16_p32", "b4x16_p64"))]
+            note = " / ".join(shapes) + (", decompressing" if unpack else "")
+            forms.append(form(groups, (_tmem("taddr"), src("s-desc", "b64")), note=note))
+    return forms
+
 
 CP = spec(
     "tcgen05.cp",
-    [
-        form(
-            [
-                _CTA_GROUP,
-                req("shape", _CP_SHAPES),
-                grp("multicast", ("warpx2::02_13", "warpx2::01_23", "warpx4")),
-                grp("dst_fmt", ("b8x16",)),
-                grp("src_fmt", ("b6x16_p32", "b4x16_p64")),
-            ],
-            (addr("taddr"), src("s-desc", "b64")),
-        )
-    ],
+    _cp_forms(),
     TCGEN05,
     _A + "tcgen05-cp",
     "Copy from shared memory (by descriptor) into tensor memory.",
@@ -297,7 +342,7 @@ CP = spec(
 
 SHIFT = spec(
     "tcgen05.shift",
-    [form([_CTA_GROUP, req("dir", ("down",))], (addr("taddr"),))],
+    [form([_CTA_GROUP, req("dir", ("down",))], (_tmem("taddr"),))],
     _ARCH_ONLY,
     _A + "tcgen05-shift",
     "Shift the rows of a tensor memory matrix down by one.",

@@ -16,6 +16,7 @@ from ._common import (
     REG,
     VEC,
     Form,
+    Gate,
     InstructionSpec,
     Width,
     arch,
@@ -55,104 +56,74 @@ def _acc(mods: Modifiers) -> int | None:
     return n // 4 if dtype[0] == "f16" else n // 2
 
 
-def _ops(sparse: bool, scale: bool, trans: bool) -> tuple[OperandSpec, ...]:
+_FLAG = ((0, 1),)
+_SIGN = ((1, -1),)
+
+
+def _ops(sparse: bool, scale: bool, trans: bool, regs: bool, sel: int) -> tuple[OperandSpec, ...]:
+    """The operands of one form; ``regs``: A in four registers (no ``imm-trans-a`` then)."""
+    a = (
+        opd("a", VEC, "b32", count=4, doc="four registers of A")
+        if regs
+        else opd("a", REG, "b64", doc="a-desc, the matrix descriptor of A")
+    )
     ops: list[OperandSpec] = [
         opd("d", VEC, "@dtype", width=Width.FRAGMENT, count=_acc),
-        opd("a", REG | VEC, count=None, doc="a-desc (b64) or four registers"),
+        a,
         opd("b-desc", REG, "b64"),
     ]
     if sparse:
-        ops += [src("sp-meta", "b32"), imm("sp-sel")]
-    ops.append(opd("scale-d", PRED | IMM, negatable=True))
+        ops += [src("sp-meta", "b32"), opd("sp-sel", IMM, values=lambda _: ((*range(sel + 1),),))]
+    ops.append(opd("scale-d", PRED | IMM, "pred", negatable=True, values=lambda _: _FLAG))
     if scale:
-        ops += [imm("imm-scale-a"), imm("imm-scale-b")]
+        ops += [opd(f"imm-scale-{x}", IMM, values=lambda _: _SIGN) for x in "ab"]
     if trans:
-        ops += [imm("imm-trans-a", optional=True), imm("imm-trans-b")]
+        ops += [opd(f"imm-trans-{x}", IMM, values=lambda _: _FLAG) for x in ("b" if regs else "ab")]
     return tuple(ops)
 
 
+_Row = tuple[str, int, tuple[int, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], Gate]
+_ROWS: tuple[_Row, ...] = (
+    ("f16", 16, _N_FLOAT, ("f16", "f32"), ("f16",), ("f16",), NO_GATE),
+    ("bf16", 16, _N_FLOAT, ("f32",), ("bf16",), ("bf16",), NO_GATE),
+    ("tf32", 8, _N_FLOAT, ("f32",), ("tf32",), ("tf32",), NO_GATE),
+    ("fp8", 32, _N_FLOAT, ("f16", "f32"), ("e4m3", "e5m2"), ("e4m3", "e5m2"), NO_GATE),
+    ("8-bit integer", 32, _N_INT, ("s32",), ("s8",), ("s8",), NO_GATE),
+    ("8-bit integer", 32, _N_INT, ("s32",), ("u8",), ("u8",), NO_GATE),
+    ("mixed 8-bit integer", 32, _N_INT, ("s32",), ("s8",), ("u8",), since((8, 4), 90)),
+    ("mixed 8-bit integer", 32, _N_INT, ("s32",), ("u8",), ("s8",), since((8, 4), 90)),
+    ("single bit", 256, _N_INT, ("s32",), ("b1",), ("b1",), NO_GATE),
+)
+"""(note, dense K, the N, D types, A types, B types, gate); each row has a form with A from a
+descriptor and one with A in registers. Floating-point types take ``imm-scale-a/b``, f16 and
+bf16 ``imm-trans-a/b``; only 8-bit integers take ``.satfinite``, only ``.b1`` ``.and.popc``,
+which has no sparse form. The sparse selector is 0..1 for 16/32-bit types, else 0."""
+
+
 def _forms(sparse: bool) -> list[Form]:
-    k2 = 2 if sparse else 1
-    return [
-        form(
-            [
-                *_SYNC,
-                req("shape", _shapes(16 * k2, _N_FLOAT)),
-                req("dtype", ("f16", "f32")),
-                req("atype", ("f16",)),
-                req("btype", ("f16",)),
-            ],
-            _ops(sparse, True, True),
-            note="f16",
-        ),
-        form(
-            [
-                *_SYNC,
-                req("shape", _shapes(16 * k2, _N_FLOAT)),
-                req("dtype", ("f32",)),
-                req("atype", ("bf16",)),
-                req("btype", ("bf16",)),
-            ],
-            _ops(sparse, True, True),
-            note="bf16",
-        ),
-        form(
-            [
-                *_SYNC,
-                req("shape", _shapes(8 * k2, _N_FLOAT)),
-                req("dtype", ("f32",)),
-                req("atype", ("tf32",)),
-                req("btype", ("tf32",)),
-            ],
-            _ops(sparse, True, False),
-            note="tf32",
-        ),
-        form(
-            [
-                *_SYNC,
-                req("shape", _shapes(32 * k2, _N_FLOAT)),
-                req("dtype", ("f16", "f32")),
-                req("atype", ("e4m3", "e5m2")),
-                req("btype", ("e4m3", "e5m2")),
-            ],
-            _ops(sparse, True, False),
-            note="fp8",
-        ),
-        *(
-            form(
-                [
-                    *_SYNC,
-                    req("shape", _shapes(32 * k2, _N_INT)),
-                    req("dtype", ("s32",)),
-                    req("atype", (a,)),
-                    req("btype", (b,)),
-                    grp("satfinite", ("satfinite",)),
-                ],
-                _ops(sparse, False, False),
-                NO_GATE if a == b else since((8, 4), 90),
-                "8-bit integer" if a == b else "mixed 8-bit integer",
-            )
-            for a, b in (("s8", "s8"), ("u8", "u8"), ("s8", "u8"), ("u8", "s8"))
-        ),
-    ] + (
-        []
-        if sparse
-        else [
-            form(
-                [
-                    *_SYNC,
-                    req("shape", _shapes(256, _N_INT)),
-                    req("dtype", ("s32",)),
-                    req("atype", ("b1",)),
-                    req("btype", ("b1",)),
-                    req("op", ("and",)),
-                    req("popc", ("popc",)),
-                ],
-                _ops(False, False, False),
-                note="single bit",
-            )
+    forms = []
+    for note, k, ns, dtype, atype, btype, gate in _ROWS:
+        if sparse and note == "single bit":
+            continue
+        integer = dtype == ("s32",)
+        sat = [grp("satfinite", ("satfinite",))] if "8-bit" in note else []
+        bitop = [req("op", ("and",)), req("popc", ("popc",))] if note == "single bit" else []
+        groups = [
+            *_SYNC,
+            req("shape", _shapes(k * (2 if sparse else 1), ns)),
+            *sat,
+            req("dtype", dtype),
+            req("atype", atype),
+            req("btype", btype),
+            *bitop,
         ]
-    )
+        trans = note in ("f16", "bf16")
+        sel = 1 if k in (8, 16) else 0
+        forms += [
+            form(groups, _ops(sparse, not integer, trans, regs, sel), gate, note)
+            for regs in (False, True)
+        ]
+    return forms
 
 
 WGMMA_MMA_ASYNC = spec(
