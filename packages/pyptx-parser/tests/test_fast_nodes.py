@@ -46,7 +46,7 @@ CASES: list[tuple[Any, type[Any], tuple[Any, ...]]] = [
     (_build.new_paren_list, ParenList, ((_R, Symbol("x", ("",))), ("", ",", ""))),
     (_build.new_predicate, Predicate, (_R, True, ("\n\t", ""))),
     (_build.new_section_data, SectionData, (PtxType.B8, (Immediate("1", ("",)),), ("", ""))),
-    (_build.new_instruction, Instruction, ("add", ("s32",), (_R, _R), None, ("\n", "", ""))),
+    (_build.new_instruction, Instruction, ("add", ("s32",), (_R, _R), None, ("\n", "", ""), None)),
     (_build.new_address, Address, (_R, Immediate("4", ("",)), "+", (), ("", "", ""))),
     (_build.new_loc, Loc, (1, 2, 3, (), ("\n\t", " ", " ", " ", ""))),
     (_build.new_declarator, Declarator, ("%r", (), 4, None, (" ", "", "", ""))),

@@ -4,6 +4,9 @@ Subcommands:
     ptx FILE.py [--kernel NAME] [--check] [-D key=value ...]
         Import a Python file, trace its ``@kernel`` objects and print their PTX; with
         ``--check``, also assemble each with ptxas and report the result.
+    check FILE.ptx [--target sm_XX]
+        Check every instruction with the ISA table; print each one it rejects as
+        ``FILE:LINE:COL: reason``; exit status 1 when there is one, 0 when there is none.
     parse FILE.ptx
         Parse a PTX file, re-emit it and print a summary (as ``python -m pyptx.parser``).
     transpile FILE.ptx [--sugar] [--name NAME | --name OLD=NEW ...] [-o OUT.py]
@@ -169,6 +172,27 @@ def _cmd_ptx(args: argparse.Namespace) -> int:
     return status
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    """``pyptx check FILE``: every instruction the ISA table rejects, as file:line:col."""
+    from pyptx.ir.isa import check_module
+    from pyptx.parser import PtxSyntaxError, os_error_reason, parse, read_source
+
+    try:
+        module = parse(read_source(args.file), args.file, spans=True)
+        found = list(check_module(module, target=args.target))
+    except OSError as e:
+        raise CliError(f"pyptx check: {args.file}: {os_error_reason(e)}") from None
+    except PtxSyntaxError as e:
+        raise CliError(str(e)) from None
+    except ValueError as e:
+        raise CliError(f"pyptx check: {args.file}: {e}") from None
+    for insn, diag in found:
+        print(f"{diag}\n    {insn.mnemonic}: {diag.code.value}")
+    count = sum(1 for _ in module.instructions())
+    print(f"{args.file}: {len(found)} problem(s) in {count} instructions", file=sys.stderr)
+    return 1 if found else 0
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     from pyptx.parser.__main__ import main as parser_main
 
@@ -192,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         help="a template parameter or symbolic dimension",
     )
     p.set_defaults(run=_cmd_ptx)
+    c = sub.add_parser("check", help="check every instruction of a PTX file with the ISA table")
+    c.add_argument("file")
+    c.add_argument("--target", help="check for this target instead of the file's .target")
+    c.set_defaults(run=_cmd_check)
     q = sub.add_parser("parse", help="parse a PTX file and summarize it")
     q.add_argument("file")
     q.set_defaults(run=_cmd_parse)

@@ -263,6 +263,8 @@ class _Rebuild:
         new = object.__new__(cls)
         setter = object.__setattr__
         setter(new, "trivia", next(gaps) if gaps is not None else node.trivia)
+        if isinstance(node, Instruction):
+            setter(new, "span", node.span)
         for name in child_fields(cls):
             setter(new, name, self.value(getattr(node, name), gaps))
         return new

@@ -28,6 +28,8 @@ class EmuError(Exception):
     Attributes:
         instruction: the PTX instruction text, when one instruction is at fault.
         line: its line in the PTX text (1-based), if known.
+        span: its ``file:line:col`` (a :class:`pyptx.ir.Span`), when the module was parsed
+            with ``spans=True``; the message then names it instead of the line.
         cta: the CTA index ``(x, y, z)`` of the first thread at fault, if any.
         tid: the thread index ``(x, y, z)`` within that CTA, if any.
         address: the memory address involved (memory faults).
@@ -41,6 +43,7 @@ class EmuError(Exception):
         *,
         instruction: str | None = None,
         line: int | None = None,
+        span: object = None,
         cta: Dim3 | None = None,
         tid: Dim3 | None = None,
         address: int | None = None,
@@ -49,6 +52,7 @@ class EmuError(Exception):
         self.detail = detail
         self.instruction = instruction
         self.line = line
+        self.span = span
         self.cta = cta
         self.tid = tid
         self.address = address
@@ -60,6 +64,8 @@ class EmuError(Exception):
         where = []
         if self.instruction is not None:
             at = f" (PTX line {self.line})" if self.line is not None else ""
+            if self.span is not None:  # the module was parsed with spans: file:line:col
+                at = f" ({self.span})"
             where.append(f"in '{self.instruction}'{at}")
         if self.cta is not None and self.tid is not None:
             where.append(f"thread {self.tid} of CTA {self.cta}")

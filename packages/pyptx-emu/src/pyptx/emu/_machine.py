@@ -446,6 +446,7 @@ class Machine:
             tuple(lines),
             instruction=_text(stmt.insn),
             line=stmt.line,
+            span=stmt.insn.span,
             cta=cta,
             tid=tid,
         )
@@ -514,6 +515,7 @@ class Machine:
         where = {
             "instruction": _text(stmt.insn),
             "line": stmt.line,
+            "span": stmt.insn.span,
             "cta": cta,
             "tid": tid,
             "address": err.address,

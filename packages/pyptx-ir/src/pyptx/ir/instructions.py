@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import ClassVar
 
-from .node import LEADING, TRAILING, Node, Trivia, comma_gaps
+from .node import LEADING, TRAILING, Node, Span, Trivia, comma_gaps
 from .operands import Operand
 
 __all__ = ["Instruction", "Predicate"]
@@ -44,6 +44,8 @@ class Instruction(Node):
         modifiers: the remaining components without dots.
         operands: the comma-separated operands.
         predicate: the guard, if any.
+        span: where the instruction starts in the text it was parsed from, when the parser
+            was asked for spans (``parse(..., spans=True)``); never compared.
 
     Gaps: ``leading`` (before the mnemonic), or ``before_opcode`` when guarded (the predicate
     then holds the statement's leading gap); :func:`~pyptx.ir.comma_gaps` of the operands;
@@ -57,6 +59,7 @@ class Instruction(Node):
     operands: tuple[Operand, ...] = ()
     predicate: Predicate | None = None
     trivia: Trivia = _T
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     def gap_names(self) -> tuple[str, ...]:
         """See :meth:`pyptx.ir.Node.gap_names`."""

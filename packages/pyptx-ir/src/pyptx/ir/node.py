@@ -62,7 +62,7 @@ others.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, ClassVar, TypeVar
 
@@ -70,6 +70,7 @@ __all__ = [
     "LEADING",
     "TRAILING",
     "Node",
+    "Span",
     "Trivia",
     "child_fields",
     "comma_gaps",
@@ -89,17 +90,39 @@ _N = TypeVar("_N", bound="Node")
 
 
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_NOT_CHILDREN = ("trivia", "span")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a node starts in the text it was parsed from (see ``parse(..., spans=True)``).
+
+    Spans never take part in equality or hashing, so a tree compares equal to the same tree
+    parsed from elsewhere.
+
+    Attributes:
+        filename: the name given to the parser.
+        line: 1-based line.
+        column: 1-based column (characters; a tab counts as one).
+    """
+
+    filename: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}"
 
 
 def child_fields(cls: type) -> tuple[str, ...]:
-    """The names of a node class's fields other than ``trivia``, in declaration order (cached).
+    """The names of a node class's fields other than ``trivia`` and ``span``, in order (cached).
 
     Generic tree walks use it instead of :func:`dataclasses.fields`, which is slow to call
     per node.
     """
     names = _CHILD_FIELDS.get(cls)
     if names is None:
-        names = tuple(f.name for f in fields(cls) if f.name != "trivia")
+        names = tuple(f.name for f in fields(cls) if f.name not in _NOT_CHILDREN)
         _CHILD_FIELDS[cls] = names
     return names
 

@@ -15,8 +15,9 @@ from pyptx.ir import Module, Node, qualifier_tokens
 
 from ._emit import emit_node
 from ._emit import instruction_lines as _instruction_lines
+from ._emit import instruction_positions as _instruction_positions
 
-__all__ = ["emit", "instruction_lines", "qualifier_tokens"]
+__all__ = ["emit", "instruction_lines", "instruction_positions", "qualifier_tokens"]
 
 
 def emit(node: Node, *, canonical: bool = False) -> str:
@@ -63,6 +64,22 @@ def instruction_lines(module: Module, *, canonical: bool = False) -> list[int]:
         gc.disable()
     try:
         return _instruction_lines(module, canonical)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def instruction_positions(module: Module, *, canonical: bool = False) -> list[tuple[int, int]]:
+    """The 1-based ``(line, column)`` of each instruction in ``emit(module, canonical=...)``.
+
+    As :func:`instruction_lines`, with the column of the instruction's first character (its
+    ``@`` when guarded). For a parsed module these are its positions in the source.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _instruction_positions(module, canonical)
     finally:
         if paused:
             gc.enable()

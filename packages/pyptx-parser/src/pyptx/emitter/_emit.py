@@ -687,6 +687,32 @@ def emit_node(node: Node, canonical: bool = False) -> str:
     return "".join(e.out)
 
 
+def instruction_positions(module: Module, canonical: bool = False) -> list[tuple[int, int]]:
+    """The 1-based (line, column) each instruction starts at in the emitted text of ``module``.
+
+    One entry per instruction, in :meth:`pyptx.ir.Module.instructions` order; a guarded
+    instruction starts at its ``@``.
+    """
+    e = _Emitter(canonical)
+    e.marks = []
+    e.module(module)
+    out = e.out
+    positions: list[tuple[int, int]] = []
+    line, column, done = 1, 0, 0
+    for mark in e.marks:
+        # The pieces up to and including the instruction's leading gap.
+        for piece in out[done : mark + 1]:
+            newline = piece.rfind("\n")
+            if newline < 0:
+                column += len(piece)
+            else:
+                line += piece.count("\n")
+                column = len(piece) - newline - 1
+        done = mark + 1
+        positions.append((line, column + 1))
+    return positions
+
+
 def instruction_lines(module: Module, canonical: bool = False) -> list[int]:
     """The 1-based line each instruction starts on in the emitted text of ``module``.
 

@@ -25,6 +25,7 @@ from pyptx.ir import Module
 
 from ._module import parse_module
 from ._source import decode_source, os_error_reason, read_source
+from ._spans import with_spans
 from .errors import PtxSyntaxError, PtxSyntaxNote
 
 __all__ = [
@@ -35,15 +36,20 @@ __all__ = [
     "parse",
     "parse_file",
     "read_source",
+    "with_spans",
 ]
 
 
-def parse(text: str, filename: str = "<string>") -> Module:
+def parse(text: str, filename: str = "<string>", *, spans: bool = False) -> Module:
     """Parse PTX source text.
 
     Args:
         text: the PTX program.
         filename: the name used in error messages.
+        spans: also record where each instruction starts (``Instruction.span``: file, line,
+            column), which ISA diagnostics (:func:`pyptx.ir.isa.check_module`) and the
+            emulator's errors then name. It costs an emitter pass, and identical lines
+            no longer share one node.
 
     Returns:
         The module, with trivia attached so that ``emit(parse(text)) == text``.
@@ -61,17 +67,20 @@ def parse(text: str, filename: str = "<string>") -> Module:
     if paused:
         gc.disable()
     try:
-        return parse_module(text, filename)
+        module = parse_module(text, filename)
+        return with_spans(module, filename) if spans else module
     finally:
         if paused:
             gc.enable()
 
 
-def parse_file(path: str | os.PathLike[str]) -> Module:
+def parse_file(path: str | os.PathLike[str], *, spans: bool = False) -> Module:
     """Read and parse a PTX file (UTF-8; line endings are kept as they are).
+
+    ``spans`` is as for :func:`parse`.
 
     Raises:
         PtxSyntaxError: the file is not well-formed PTX, or not UTF-8 text.
         OSError: the file cannot be read.
     """
-    return parse(read_source(path), os.fspath(path))
+    return parse(read_source(path), os.fspath(path), spans=spans)

@@ -102,7 +102,9 @@ class BodyPaths:
         segment = m.group(1)
         if not segment or segment.isspace():
             cur.pos = m.end()
-            return new_instruction(opcode, split[1], (), predicate, (lead, segment, cur.trailing()))
+            return new_instruction(
+                opcode, split[1], (), predicate, (lead, segment, cur.trailing()), None
+            )
         names = self.names
         names.opcode = opcode  # bare names in new pieces read it
         get = self.pieces.get
@@ -118,7 +120,7 @@ class BodyPaths:
         names.opcode = ""
         cur.pos = m.end()
         gaps.append(cur.trailing())
-        return new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps))
+        return new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps), None)
 
     def remember(self, start: int, node: Node) -> None:
         """Remember a statement the general rules parsed from ``start``, for repeats of it.
@@ -364,7 +366,7 @@ class BodyPaths:
         if guard is not None:
             predicate, lead = self._guard(lead, *guard)
         if not segment or segment.isspace():
-            return new_instruction(opcode, split[1], (), predicate, (lead, segment, trail))
+            return new_instruction(opcode, split[1], (), predicate, (lead, segment, trail), None)
         return self._simple_instruction(opcode, split[1], predicate, lead, segment, trail)
 
     def _guard(
@@ -416,7 +418,7 @@ class BodyPaths:
             gaps.append(hit[1])
         names.opcode = ""
         gaps.append(trail)
-        return new_instruction(opcode, mods, tuple(operands), predicate, tuple(gaps))
+        return new_instruction(opcode, mods, tuple(operands), predicate, tuple(gaps), None)
 
     def _pred_atom(self, name: str, lead: str) -> Any:
         if name.startswith("%"):

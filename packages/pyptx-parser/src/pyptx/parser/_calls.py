@@ -113,4 +113,4 @@ def fast_call(
     if not operands:
         return None
     gaps.append(trail)
-    return new_instruction(opcode, tuple(mods), tuple(operands), None, tuple(gaps))
+    return new_instruction(opcode, tuple(mods), tuple(operands), None, tuple(gaps), None)

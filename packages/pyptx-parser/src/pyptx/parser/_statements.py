@@ -164,4 +164,4 @@ def instruction(cur: Cursor, lead: str) -> Instruction:
     cur.pos += 1
     gaps.append(cur.trailing())
     names.opcode = ""
-    return new_instruction(opcode, tuple(mods), tuple(operands), predicate, tuple(gaps))
+    return new_instruction(opcode, tuple(mods), tuple(operands), predicate, tuple(gaps), None)

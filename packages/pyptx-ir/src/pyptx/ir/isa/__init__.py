@@ -32,6 +32,7 @@ from ._model import (
     Width,
     family_targets,
 )
+from ._module_check import check_module
 from ._registry import SPECS
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "Requirements",
     "Width",
     "check",
+    "check_module",
     "family_targets",
     "lookup",
     "match",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..instructions import Instruction
+from ..node import Span
 from ..operands import (
     Address,
     BinaryExpr,
@@ -85,14 +86,17 @@ class Diagnostic:
         code: what kind of problem.
         message: what was expected, what was got, and the fix when it is mechanical.
         operand: the index of the operand concerned, if one is.
+        span: where the instruction is, when it was parsed with spans; ``str()`` then
+            starts with ``file:line:col: ``.
     """
 
     code: DiagnosticCode
     message: str
     operand: int | None = None
+    span: Span | None = None
 
     def __str__(self) -> str:
-        return self.message
+        return self.message if self.span is None else f"{self.span}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -769,12 +773,18 @@ def check(
         raise ValueError(f"unknown PTX target {target!r}; expected a name such as 'sm_90a'")
     m = _match(insn.opcode, insn.modifiers)
     if m.spec is None or m.form is None:
-        return m.diagnostics
+        return _located(m.diagnostics, insn.span)
     out: list[Diagnostic] = []
     m, ops, layout = _layout(insn, m, reg_type)
     _check_gates([*m.gates, *_operand_gates(insn, m, layout)], info, version, out)
     _check_operands(insn, m, ops, layout, reg_type, out)
-    return tuple(out)
+    return _located(out, insn.span)
+
+
+def _located(diags: Sequence[Diagnostic], span: Span | None) -> tuple[Diagnostic, ...]:
+    if span is None:
+        return tuple(diags)
+    return tuple(replace(d, span=span) for d in diags)
 
 
 def requirements(insn: Instruction, *, reg_type: RegType | None = None) -> Requirements | None:
