@@ -9,6 +9,7 @@ from pyptx.ir import Module
 from pyptx.parser import parse
 
 from ._check import passes_checks
+from ._literals import comment
 from ._names import RESERVED
 from ._render import RenderOptions, WaitNotSpelled, render_module
 from .regions import lower
@@ -138,9 +139,14 @@ def transpile(
             sugared, python_names=python_names, source_name=source_name, compact=sugar
         )
 
-    code = checked_passes(module, chosen, generate)
+    dropped: list[str] = []
+    code = checked_passes(module, chosen, generate, dropped, source_name or "<ptx>")
     if code is None:  # not even the compact rendering checks: plain code is exact
         return module_to_python(module, python_names=names, source_name=source_name)
+    if dropped:  # say which sugar was left out, and where its output went wrong
+        head, rest = code.split("\n", 2)[:2], code.split("\n", 2)[2]
+        notes = [comment(f"sugar left out, its output did not check: {d}") for d in dropped]
+        code = "\n".join([*head, *notes, rest])
     return code
 
 

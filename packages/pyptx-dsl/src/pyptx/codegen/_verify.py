@@ -14,7 +14,7 @@ import types
 from collections.abc import Callable, Sequence
 
 from pyptx.ir import Module
-from pyptx.parser import parse
+from pyptx.parser import parse, with_spans
 
 from .alpha import AlphaResult, alpha_equivalent
 
@@ -41,6 +41,8 @@ def checked_passes(
     module: Module,
     passes: Sequence[Callable[[Module], Module]],
     generate: Callable[[Module], str],
+    dropped: list[str] | None = None,
+    filename: str = "<ptx>",
 ) -> str | None:
     """``generate(passes applied to module)``, proven equivalent to ``module``.
 
@@ -48,6 +50,9 @@ def checked_passes(
         module: the parsed input.
         passes: the passes, in order.
         generate: renders a (sugared) module as Python.
+        dropped: when given, each pass left out is appended as ``"name: reason"``, the
+            reason's first line, located in the input (``file:line:col``) where it can be.
+        filename: the input's name in those locations.
 
     Returns:
         The Python of all passes when it checks; else of the passes that check when added
@@ -60,12 +65,17 @@ def checked_passes(
     code = generate(out)
     if emitted_equivalent(code, module):
         return code
+    # The failure path only: the input with spans, so that reasons say where.
+    located = with_spans(module, filename)
     kept = module
     best = generate(module)
     found = bool(emitted_equivalent(best, module))
     for p in passes:
         trial = p(kept)
         trial_code = generate(trial)
-        if emitted_equivalent(trial_code, module):
+        verdict = emitted_equivalent(trial_code, located)
+        if verdict:
             kept, best, found = trial, trial_code, True
+        elif dropped is not None:
+            dropped.append(f"{getattr(p, 'name', p)}: {verdict.reason.splitlines()[0]}")
     return best if found else None

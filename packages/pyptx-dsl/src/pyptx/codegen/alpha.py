@@ -192,6 +192,9 @@ class _Checker:
         """Build the mismatch for ``detail`` at the current location."""
         where = " > ".join(self.path) or "module"
         left, right = self.stmt
+        span = getattr(left, "span", None)
+        if span is not None:  # the left module was parsed with spans
+            where = f"{span} ({where})"
         return _Mismatch(f"{where}: {detail}\n  left:  {_render(left)}\n  right: {_render(right)}")
 
     # ------------------------------------------------------------------ scopes
