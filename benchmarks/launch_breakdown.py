@@ -25,39 +25,23 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import io
 import json
 import pstats
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from launch_overhead import empty_kernels, no_gpu_reason  # noqa: E402  (after the path)
+from launch_overhead import empty_kernels, no_gpu_reason, time_calls  # noqa: E402
 
 
 def per_call_us(call: Callable[[], Any], iters: int, sync: Callable[[], Any]) -> float:
     """Median over 5 samples of microseconds per call of ``call`` (``iters`` calls each)."""
-    for _ in range(min(iters, 200)):
-        call()
-    sync()
-    samples = []
-    for _ in range(5):
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                call()
-            sync()
-            samples.append((time.perf_counter() - t0) / iters * 1e6)
-        finally:
-            gc.enable()
+    samples = time_calls(call, sync, iters=iters, repeat=5, warmup=min(iters, 200))
     return statistics.median(samples)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from pyptx import PtxDslError
+from pyptx.dsl import validate
+from pyptx.ir import Instruction, isa
 
 
 def body(text: str) -> list[str]:
@@ -43,3 +45,23 @@ def raises_at(k, where: list[int], match: str) -> str:  # type: ignore[no-untype
     assert f"{filename}:{where[-1]}:" in text, text
     assert "pyptx/dsl" not in text and "pyptx/ptx" not in text, text
     return text
+
+
+TABLE = "<the ISA table's reason>"
+"""``match`` for a call only the ISA table rejects: the expected message is computed here."""
+
+
+def table_reason(k) -> str:  # type: ignore[no-untyped-def]
+    """Trace ``k`` with the table's check recorded instead of enforced; its first reason."""
+    found: list[str] = []
+
+    def record(trace: validate.TraceFacts, insn: Instruction) -> None:
+        version = trace.version or validate.LATEST_PTX
+        diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
+        found.extend(f"{insn.mnemonic}: {d.message}" for d in diags[:1])
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(validate, "check_instruction", record)
+        k.ptx()
+    assert found, "the ISA table accepts every instruction of this call"
+    return found[0]

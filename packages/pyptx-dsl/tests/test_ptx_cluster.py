@@ -9,31 +9,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from dsl_testing import body
+from dsl_testing import TABLE, body, table_reason
 
 from pyptx import PtxDslError, kernel, ptx, reg, smem
-from pyptx.dsl import validate
-from pyptx.ir import Instruction, isa
 from pyptx.types import b64, b128, f32, pred, u16, u32, u64
-
-TABLE = "<the ISA table's reason>"
-"""``match`` for a call only the ISA table rejects: the expected message is computed here."""
-
-
-def _table_reason(k) -> str:  # type: ignore[no-untyped-def]
-    """Trace ``k`` with the table's check recorded instead of enforced; its first reason."""
-    found: list[str] = []
-
-    def record(trace: validate.TraceFacts, insn: Instruction) -> None:
-        version = trace.version or validate.LATEST_PTX
-        diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
-        found.extend(f"{insn.mnemonic}: {d.message}" for d in diags[:1])
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(validate, "check_instruction", record)
-        k.ptx()
-    assert found, "the ISA table accepts every instruction of this call"
-    return found[0]
 
 
 def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "sm_100a") -> None:
@@ -57,7 +36,7 @@ def _fails(make: Callable[[SimpleNamespace], object], match: str, arch: str = "s
         return k
 
     if match is TABLE:
-        match = re.escape(_table_reason(build()))
+        match = re.escape(table_reason(build()))
     with pytest.raises(PtxDslError, match=match) as info:
         build().ptx()
     msg = str(info.value)

@@ -371,6 +371,19 @@ def pair(d: object) -> object:
     return d
 
 
+def adopt(namespace: dict[str, Any]) -> None:
+    """Make the factory-made wrappers a module exports belong to that module.
+
+    Documentation tools list a module's functions by ``__module__``; a wrapper made by
+    :func:`unary`, :func:`binary` or :func:`ternary` would otherwise belong to this one.
+    Call ``adopt(globals())`` at the end of a module that uses the factories.
+    """
+    for name in namespace.get("__all__", ()):
+        fn = namespace[name]
+        if inspect.isfunction(fn) and fn.__module__ == __name__:
+            fn.__module__ = namespace["__name__"]
+
+
 def named(fn: _F, op: str, text: str) -> _F:
     """Give a wrapper made by a factory the public name of ``op`` (``and_`` for ``and``)."""
     fn.__name__ = fn.__qualname__ = op + "_" if keyword.iskeyword(op) else op

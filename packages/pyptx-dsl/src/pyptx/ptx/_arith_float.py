@@ -11,7 +11,18 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..dsl.regs import Reg
-from ._arith_common import TypeArg, as_type, binary, doc, documented, named, spell, typed, unary
+from ._arith_common import (
+    TypeArg,
+    adopt,
+    as_type,
+    binary,
+    doc,
+    documented,
+    named,
+    spell,
+    typed,
+    unary,
+)
 
 __all__ = [
     "copysign", "cos", "ex2", "fma", "lg2", "rcp", "rsqrt", "sin", "sqrt", "tanh", "testp",
@@ -185,3 +196,6 @@ copysign = binary(
 def testp(p: Reg, a: object, *, op: str, ty: TypeArg = None, pred: object = None) -> Reg:
     """Test a float's class into a predicate (one instruction): ``testp.op.<f32|f64> p, a``."""
     return typed("testp", spell(op=op), p, (a,), ty, pred, infer=(a,))
+
+
+adopt(globals())

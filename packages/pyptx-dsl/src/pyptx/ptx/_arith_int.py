@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..dsl.regs import Reg
-from ._arith_common import TypeArg, binary, doc, documented, named, spell, ternary, typed
+from ._arith_common import TypeArg, adopt, binary, doc, documented, named, spell, ternary, typed
 
 __all__ = ["addc", "mad24", "madc", "mul24", "rem", "sad", "subc"]
 
@@ -156,3 +156,6 @@ def mad24(
 ) -> Reg:
     """24-bit multiply-add (one instruction): ``mad24.<hi|lo>.<u32|s32> d, a, b, c``."""
     return typed("mad24", spell(mode=mode, sat=sat), d, (a, b, c), ty, pred, floats=False)
+
+
+adopt(globals())

@@ -24,6 +24,7 @@ from ..dsl.operands import emit_inst
 from ..dsl.regs import Reg
 from ._arith_common import (
     TypeArg,
+    adopt,
     binary,
     doc,
     documented,
@@ -428,3 +429,6 @@ def dp2a(
 
 MULTI_INSTRUCTION: dict[str, str] = {}
 """This family has no multi-instruction helpers."""
+
+
+adopt(globals())
