@@ -9,7 +9,7 @@ from pyptx import Layout, PtxDslError, Tile, intrinsic, kernel, ptx, reg, smem
 from pyptx.dsl.generic import ptx_name, python_name
 from pyptx.emitter import emit
 from pyptx.parser import parse
-from pyptx.types import bf16, f32, pred, u32, u64
+from pyptx.types import b32, bf16, f32, pred, u32, u64
 
 
 def test_kernel_without_arguments_and_default_arch(assemble) -> None:  # type: ignore[no-untyped-def]
@@ -589,3 +589,29 @@ def test_tracing_assumes_the_newest_ptx_version_the_isa_table_knows() -> None:
             gates += [o.gate for o in form.operands if o.gate is not None]
         versions |= {g.ptx for g in gates}
     assert max(versions) == LATEST_PTX
+
+
+def test_the_generic_builder_takes_a_register_array_as_a_vector() -> None:
+    @kernel(arch="sm_90a")
+    def k() -> None:
+        d = reg.array(f32, 4)
+        a, b = reg.array(b32, 4), reg.array(b32, 2)
+        ptx.inst.mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32(d, a, b, d)
+
+    (line,) = [ln for ln in body(k.ptx()) if ln.startswith("mma")]
+    assert line == (
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f0, %f1, %f2, %f3}, "
+        "{%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f0, %f1, %f2, %f3};"
+    )
+
+
+def test_a_shared_memory_symbol_is_an_operand() -> None:
+    @kernel(arch="sm_90a")
+    def k() -> None:
+        buf = smem.alloc(f32, 128)
+        r = reg.scalar(u32)
+        ptx.inst.mov.u32(r, buf)
+
+    text = k.ptx()
+    (name,) = [ln.split()[-1].split("[")[0] for ln in text.splitlines() if ".shared" in ln]
+    assert f"mov.u32 %r0, {name};" in body(text)

@@ -86,7 +86,8 @@ def to_operand(value: object, ty: PtxType | None = None) -> Operand:
     """Convert a Python value to an IR operand.
 
     Args:
-        value: a register, ``~pred``, int, float, address, vector (tuple/list), label, ``None``
+        value: a register, ``~pred``, int, float, address, vector (tuple, list or
+            ``reg.array``), a shared-memory or other symbol, label, ``None``
             (the sink ``_``), or an IR operand node.
         ty: the instruction type, used to spell float immediates.
 
@@ -106,7 +107,8 @@ def to_operand(value: object, ty: PtxType | None = None) -> Operand:
         return value.node
     if isinstance(value, NotPred):
         return Negated(to_operand(value.reg))
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        # tuple, list, or reg.array(...): a vector operand {a, b, ...}
         return VectorOperand(tuple(to_operand(v, ty) for v in value))
     if value is None:
         return Sink()
