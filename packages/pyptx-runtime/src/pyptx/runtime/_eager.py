@@ -27,7 +27,7 @@ import torch
 from pyptx.dsl.kernel import Kernel
 from pyptx.dsl.tile import Layout
 
-from ._binding import _SCALAR_RULES
+from ._binding import _SCALAR_RULES, _signature
 from ._gpu import KernelRegistry
 from ._launch import FAST_PATH_MISS
 from ._specialize import ParamSource, Specialization
@@ -79,15 +79,13 @@ is_capturing: Callable[[], bool] = getattr(
 
 
 def signature_key(args: Sequence[Any], n_in: int) -> tuple[Any, ...]:
-    """The plan key of a call: ``len(args)``, then each input's type, shape, dtype, device, strides.
+    """The plan key of a call: ``len(args)``, then each input's binding signature.
 
-    Raises:
-        AttributeError: an input is not a torch tensor.
+    The signature is :func:`._binding._signature`'s (type, shape, dtype, device, strides),
+    the same one binding caches its checks by; ``None`` for anything not a torch tensor or
+    numpy array, which no plan is recorded for.
     """
-    return (
-        len(args),
-        *[(type(t), t.shape, t.dtype, t.device, t.stride()) for t in args[:n_in]],
-    )
+    return (len(args), *map(_signature, args[:n_in]))
 
 
 def _rules(kernel: Kernel) -> tuple[tuple[bool, int, int], ...]:
@@ -146,7 +144,7 @@ def fast_call(kernel: Kernel, args: Sequence[Any], stream: Any) -> Any:
     n_in = len(kernel.in_specs)
     try:
         plan = plans.get(signature_key(args, n_in))
-    except (AttributeError, TypeError):  # not torch tensors (or unhashable)
+    except TypeError:  # an unhashable shape or device: the full path reports it
         return MISS
     if plan is None or plan.generation != plan.registry.generation:
         return MISS
