@@ -13,15 +13,13 @@ table allows, or spells a form differently from the table fails these tests.
 from __future__ import annotations
 
 import inspect
-import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from dsl_testing import body
+from dsl_testing import body, check_reason, combos, insn, rejects_at
 
 from pyptx import PtxDslError, kernel, ptx, reg, types
-from pyptx.dsl.validate import LATEST_PTX
 from pyptx.ir import Instruction, Register, isa
 from pyptx.ir.isa import Form, OperandKind, OperandSpec
 from pyptx.ir.targets import TARGETS
@@ -49,21 +47,7 @@ _VALUE_KW = ("rnd", "cmp", "op", "space")
 
 def _combos(form: Form, cap: int = 48) -> Iterator[dict[str, str]]:
     """Slot values of ``form``: the whole product when small, else every value at least once."""
-    choices = [
-        [(g.name, v) for v in g.values] + ([] if g.required else [(g.name, None)])
-        for g in form.groups
-    ]
-    sizes = [len(c) for c in choices]
-    total = 1
-    for n in sizes:
-        total *= n
-    rows = (
-        itertools.product(*choices)
-        if total <= cap
-        else ([c[i % len(c)] for c in choices] for i in range(max(sizes)))
-    )
-    for row in rows:
-        yield {name: value for name, value in row if value is not None}
+    yield from combos(form, cap)
 
 
 def _reg_type(name: str, scale: int = 1) -> Any:
@@ -139,11 +123,14 @@ def _mnemonic(name: str, form: Form, slots: dict[str, str]) -> str:
     return ".".join([name, *(slots[g.name] for g in form.groups if g.name in slots)])
 
 
+def _with_operands(mnemonic: str, n: int) -> Instruction:
+    """``mnemonic`` with ``n`` register operands (the count picks the form)."""
+    return insn(mnemonic, tuple(Register(f"%r{i}") for i in range(n)))
+
+
 def _gates(mnemonic: str, n_operands: int) -> tuple[str, tuple[int, int]] | None:
     """A target and the lowest ``.version`` at which the table admits ``mnemonic``."""
-    opcode, *mods = mnemonic.split(".")
-    insn = Instruction(opcode, tuple(mods), tuple(Register(f"%r{i}") for i in range(n_operands)))
-    req = isa.requirements(insn)
+    req = isa.requirements(_with_operands(mnemonic, n_operands))
     if req is None:
         return None
     for target in (*_TARGETS, req.suggest_target()):
@@ -257,20 +244,15 @@ def test_forms_the_table_refuses_are_rejected_with_its_reason(
     target: str,
     version: tuple[int, int] | None,
 ) -> None:
-    opcode, *mods = mnemonic.split(".")
-    insn = Instruction(opcode, tuple(mods), tuple(Register(f"%r{i}") for i in range(n)))
-    assert isa.lookup(opcode, tuple(mods)) is not None
-    diags = isa.check(insn, target=target, version=version or LATEST_PTX)
-    assert diags, f"the table allows {mnemonic} on {target}: pick another example"
+    bad = _with_operands(mnemonic, n)
+    assert isa.lookup(bad.opcode, bad.modifiers) is not None
+    reason = check_reason(bad, target, version)
 
     @kernel(arch=target, version=version)
     def k() -> None:
         call()
 
-    with pytest.raises(PtxDslError) as info:
-        k.ptx()
-    assert diags[0].message in str(info.value)
-    assert f"{mnemonic}: " in str(info.value)
+    rejects_at(k, reason, call)
 
 
 def test_every_family_has_rejection_examples() -> None:

@@ -11,16 +11,13 @@ user's line with the table's own reason, computed here with :func:`pyptx.ir.isa.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
-from dsl_testing import body
+from dsl_testing import assignments, body, check_reason, insn, lowest_target, rejects_at
 
-from pyptx import PtxDslError, kernel, ptx, reg, smem
-from pyptx.dsl.validate import LATEST_PTX
-from pyptx.ir import TARGETS, Instruction, isa
+from pyptx import kernel, ptx, reg, smem
+from pyptx.ir import TARGETS, isa
 from pyptx.types import b8, b16, b32, b64, bf16, e2m1, f16, f16x2, f32, f64, s8, s32, u64, ue8m0
 
 Slots = dict[str, str | None]
@@ -168,41 +165,17 @@ def test_every_matrix_spec_has_a_wrapper_or_a_reason() -> None:
     assert names <= wrapped | set(NOT_WRAPPED), sorted(names - wrapped - set(NOT_WRAPPED))
 
 
-def _assignments(name: str, form: isa.Form) -> Iterator[Slots]:
-    """Each value of each slot at least once; the whole product when it is small."""
-    options = [
-        (g.name, (None,) if (name, g.name) in NOT_WRAPPED_SLOTS else g.values)
-        if g.required
-        else (g.name, (None,) if (name, g.name) in NOT_WRAPPED_SLOTS else (None, *g.values))
-        for g in form.groups
-    ]
-    names = [n for n, _ in options]
-    product = list(itertools.product(*(values for _, values in options)))
-    if len(product) <= 48:
-        yield from (dict(zip(names, combo, strict=True)) for combo in product)
-        return
-    base: Slots = {n: values[0] for n, values in options}
-    yield base
-    for n, values in options:
-        for v in values[1:]:
-            yield {**base, n: v}
-
-
-def _insn(mnemonic: str) -> Instruction:
-    opcode, *mods = mnemonic.split(".")
-    return Instruction(opcode, tuple(mods), ())
-
-
 def _cases() -> Iterator[tuple[str, str, int, Slots]]:
     for spelling in CALLS:
         spec = isa.SPECS[SPEC.get(spelling, spelling)]
         for i, form in enumerate(spec.forms):
             if form.names and spelling not in form.names:
                 continue
-            for slots in _assignments(spec.name, form):
+            absent = {slot for sp, slot in NOT_WRAPPED_SLOTS if sp == spec.name}
+            for slots in assignments(form, absent):
                 mods = (v for g in form.groups if (v := slots[g.name]))
                 mnemonic = ".".join((spelling, *mods))
-                m = isa.match(_insn(mnemonic))
+                m = isa.match(insn(mnemonic))
                 # an earlier form may take the same modifiers (wgmma's A-in-registers twin
                 # has the modifiers of the descriptor form: the operands tell them apart)
                 if m is not None and (m.form is form or m.form.groups == form.groups):
@@ -210,13 +183,6 @@ def _cases() -> Iterator[tuple[str, str, int, Slots]]:
 
 
 CASES = list(_cases())
-
-
-def _target(req: isa.Requirements) -> str:
-    """The lowest target the table admits, but at least sm_80 (what the DSL is tested on)."""
-    if req.needs_arch_specific:
-        return req.suggest_target()
-    return f"sm_{max(req.min_sm, 80)}"
 
 
 def test_the_enumeration_covers_every_form_and_value() -> None:
@@ -243,9 +209,9 @@ def test_the_enumeration_covers_every_form_and_value() -> None:
 def test_wrapper_emits_each_form_the_table_allows(
     spelling: str, mnemonic: str, index: int, slots: Slots
 ) -> None:
-    req = isa.requirements(_insn(mnemonic))
+    req = isa.requirements(insn(mnemonic))
     assert req is not None
-    target = _target(req)
+    target = lowest_target(req)
     version = max(req.min_ptx, TARGETS[target].min_ptx)
     form = isa.SPECS[SPEC.get(spelling, spelling)].forms[index]
     call = CALLS[spelling]
@@ -255,208 +221,77 @@ def test_wrapper_emits_each_form_the_table_allows(
         call(slots, form)
 
     line = body(k.ptx())[0]
-    emitted = isa.match(_insn(line.split(" ")[0].rstrip(";")))
+    emitted = isa.match(insn(line.split(" ")[0].rstrip(";")))
     assert emitted is not None, line
     assert emitted.name == spelling, line
     assert emitted.slots == {k: (v,) for k, v in slots.items() if v is not None}, line
     assert emitted.form.groups == form.groups, line
 
 
+def _frags(*spec: tuple[object, int]) -> list[object]:
+    """Register arrays of (element type, count), one per fragment."""
+    return [reg.array(ty, n) for ty, n in spec]  # type: ignore[call-overload]
+
+
+_F32_K16 = ((f32, 4), (b32, 4), (b32, 2), (f32, 4))
+"""D, A, B, C of an m16n8 f32 MMA with two B registers."""
+_F32_K64 = ((f32, 4), (b32, 4), (b32, 4), (f32, 4))
+
 REJECTED: list[tuple[str, Callable[[], object], str, tuple[int, int] | None]] = [
     # mma: a shape the type lacks, layouts other than row.col, C unlike D, a target too low,
     # sparse int8 on an m8n8 shape, kind::f8f6f4 sparse without ordered metadata, PTX 9.0
-    (
-        "mma.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32",
-        lambda: ptx.mma(
-            reg.array(f32, 4),
-            reg.array(b32, 4),
-            reg.array(b32, 2),
-            reg.array(f32, 4),
-            shape="m16n8k32",
-            dtype_a=bf16,
-        ),
-        "sm_80",
-        None,
-    ),
-    (
-        "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32",
-        lambda: ptx.mma(
-            reg.array(f32, 4),
-            reg.array(b32, 4),
-            reg.array(b32, 2),
-            reg.array(f32, 4),
-            shape="m16n8k16",
-            dtype_a=f16,
-            layout_a="col",
-            layout_b="row",
-        ),
-        "sm_80",
-        None,
-    ),
-    (
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16",
-        lambda: ptx.mma(
-            reg.array(f32, 4),
-            reg.array(b32, 4),
-            reg.array(b32, 2),
-            reg.array(f16x2, 2),
-            shape="m16n8k16",
-            dtype_a=f16,
-            dtype_c=f16,
-        ),
-        "sm_80",
-        None,
-    ),
-    (
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-        lambda: ptx.mma(
-            reg.array(f32, 4),
-            reg.array(b32, 4),
-            reg.array(b32, 2),
-            reg.array(f32, 4),
-            shape="m16n8k16",
-            dtype_a=bf16,
-        ),
-        "sm_75",
-        None,
-    ),
-    (
-        "mma.sp.sync.aligned.m8n8k32.row.col.s32.s8.s8.s32",
-        lambda: ptx.mma.sp(
-            reg.array(s32, 2),
-            reg.array(b32, 1),
-            reg.array(b32, 1),
-            reg.array(s32, 2),
-            reg.scalar(b32),
-            0,
-            shape="m8n8k32",
-            dtype_a=s8,
-        ),
-        "sm_80",
-        None,
-    ),
-    (
-        "mma.sp.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32",
-        lambda: ptx.mma.sp(
-            reg.array(f32, 4),
-            reg.array(b32, 4),
-            reg.array(b32, 4),
-            reg.array(f32, 4),
-            reg.scalar(b32),
-            0,
-            shape="m16n8k64",
-            dtype_a=e2m1,
-            kind="f8f6f4",
-        ),
-        "sm_120a",
-        None,
-    ),
-    (
-        "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1"
-        ".e2m1.f32.ue8m0",
-        lambda: ptx.mma(
-            reg.array(f32, 4),
-            reg.array(b32, 4),
-            reg.array(b32, 2),
-            reg.array(f32, 4),
-            shape="m16n8k64",
-            dtype_a=e2m1,
-            kind="mxf4nvf4",
-            scale_vec="4X",
-            stype=ue8m0,
-            scale_a=(reg.scalar(b32), 0, 0),
-            scale_b=(reg.scalar(b32), 0, 0),
-        ),
-        "sm_120a",
-        (9, 0),
-    ),
+    ("mma.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32",
+     lambda: ptx.mma(*_frags(*_F32_K16), shape="m16n8k32", dtype_a=bf16), "sm_80", None),
+    ("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32",
+     lambda: ptx.mma(*_frags(*_F32_K16), shape="m16n8k16", dtype_a=f16, layout_a="col",
+                     layout_b="row"), "sm_80", None),
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16",
+     lambda: ptx.mma(*_frags(*_F32_K16[:3], (f16x2, 2)), shape="m16n8k16", dtype_a=f16,
+                     dtype_c=f16), "sm_80", None),
+    ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+     lambda: ptx.mma(*_frags(*_F32_K16), shape="m16n8k16", dtype_a=bf16), "sm_75", None),
+    ("mma.sp.sync.aligned.m8n8k32.row.col.s32.s8.s8.s32",
+     lambda: ptx.mma.sp(*_frags((s32, 2), (b32, 1), (b32, 1), (s32, 2)), reg.scalar(b32), 0,
+                        shape="m8n8k32", dtype_a=s8), "sm_80", None),
+    ("mma.sp.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32",
+     lambda: ptx.mma.sp(*_frags(*_F32_K64), reg.scalar(b32), 0, shape="m16n8k64", dtype_a=e2m1,
+                        kind="f8f6f4"), "sm_120a", None),
+    ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1"
+     ".e2m1.f32.ue8m0",
+     lambda: ptx.mma(*_frags(*_F32_K16), shape="m16n8k64", dtype_a=e2m1, kind="mxf4nvf4",
+                     scale_vec="4X", stype=ue8m0, scale_a=(reg.scalar(b32), 0, 0),
+                     scale_b=(reg.scalar(b32), 0, 0)), "sm_120a", (9, 0)),
     # ldmatrix / stmatrix / movmatrix: a target too low, .trans where the shape has none, a
     # .num the shape lacks, .trans missing where it is mandatory, a .version too old
-    (
-        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8",
-        lambda: ptx.ldmatrix(
-            reg.array(b32, 2), smem.alloc(b8, 256), shape="m16n16", ty=b8, trans=True
-        ),
-        "sm_90a",
-        None,
-    ),
-    (
-        "ldmatrix.sync.aligned.m8n16.x1.trans.shared.b8x16.b4x16_p64",
-        lambda: ptx.ldmatrix(
-            reg.array(b32, 1),
-            smem.alloc(b8, 256),
-            shape="m8n16",
-            ty="b8x16",
-            src_fmt="b4x16_p64",
-            trans=True,
-        ),
-        "sm_100a",
-        None,
-    ),
-    (
-        "ldmatrix.sync.aligned.m16n16.x4.trans.shared.b8x16.b6x16_p32",
-        lambda: ptx.ldmatrix(
-            reg.array(b32, 8),
-            smem.alloc(b8, 256),
-            shape="m16n16",
-            ty="b8x16",
-            src_fmt="b6x16_p32",
-            trans=True,
-        ),
-        "sm_100a",
-        None,
-    ),
-    (
-        "stmatrix.sync.aligned.m8n8.x4.shared.b16",
-        lambda: ptx.stmatrix(smem.alloc(b16, 256), reg.array(b32, 4)),
-        "sm_80",
-        None,
-    ),
-    (
-        "stmatrix.sync.aligned.m16n8.x1.shared.b8",
-        lambda: ptx.stmatrix(smem.alloc(b8, 256), reg.array(b32, 1), shape="m16n8", ty=b8),
-        "sm_100a",
-        None,
-    ),
-    (
-        "movmatrix.sync.aligned.m8n8.trans.b16",
-        lambda: ptx.movmatrix(None, reg.scalar(b32)),
-        "sm_80",
-        (7, 5),
-    ),
+    ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8",
+     lambda: ptx.ldmatrix(reg.array(b32, 2), smem.alloc(b8, 256), shape="m16n16", ty=b8,
+                          trans=True), "sm_90a", None),
+    ("ldmatrix.sync.aligned.m8n16.x1.trans.shared.b8x16.b4x16_p64",
+     lambda: ptx.ldmatrix(reg.array(b32, 1), smem.alloc(b8, 256), shape="m8n16", ty="b8x16",
+                          src_fmt="b4x16_p64", trans=True), "sm_100a", None),
+    ("ldmatrix.sync.aligned.m16n16.x4.trans.shared.b8x16.b6x16_p32",
+     lambda: ptx.ldmatrix(reg.array(b32, 8), smem.alloc(b8, 256), shape="m16n16", ty="b8x16",
+                          src_fmt="b6x16_p32", trans=True), "sm_100a", None),
+    ("stmatrix.sync.aligned.m8n8.x4.shared.b16",
+     lambda: ptx.stmatrix(smem.alloc(b16, 256), reg.array(b32, 4)), "sm_80", None),
+    ("stmatrix.sync.aligned.m16n8.x1.shared.b8",
+     lambda: ptx.stmatrix(smem.alloc(b8, 256), reg.array(b32, 1), shape="m16n8", ty=b8),
+     "sm_100a", None),
+    ("movmatrix.sync.aligned.m8n8.trans.b16",
+     lambda: ptx.movmatrix(None, reg.scalar(b32)), "sm_80", (7, 5)),
     # wgmma: not on sm_90, bf16 into f16, no sparse b1, fences on an sm_80 target
-    (
-        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16",
-        lambda: ptx.wgmma.mma_async(
-            reg.array(f32, 4), reg.scalar(b64), reg.scalar(b64), dtype_a=bf16
-        ),
-        "sm_90",
-        None,
-    ),
-    (
-        "wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16",
-        lambda: ptx.wgmma.mma_async(
-            reg.array(f16x2, 2), reg.scalar(b64), reg.scalar(b64), dtype_a=bf16, dtype_d=f16
-        ),
-        "sm_90a",
-        None,
-    ),
-    (
-        "wgmma.mma_async.sp.sync.aligned.m64n8k32.s32.b1.b1",
-        lambda: ptx.wgmma.mma_async.sp(
-            reg.array(s32, 4),
-            reg.scalar(b64),
-            reg.scalar(b64),
-            reg.scalar(b32),
-            0,
-            dtype_a="b1",
-            shape="m64n8k32",
-        ),
-        "sm_90a",
-        None,
-    ),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16",
+     lambda: ptx.wgmma.mma_async(reg.array(f32, 4), reg.scalar(b64), reg.scalar(b64),
+                                 dtype_a=bf16), "sm_90", None),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16",
+     lambda: ptx.wgmma.mma_async(reg.array(f16x2, 2), reg.scalar(b64), reg.scalar(b64),
+                                 dtype_a=bf16, dtype_d=f16), "sm_90a", None),
+    ("wgmma.mma_async.sp.sync.aligned.m64n8k32.s32.b1.b1",
+     lambda: ptx.wgmma.mma_async.sp(reg.array(s32, 4), reg.scalar(b64), reg.scalar(b64),
+                                    reg.scalar(b32), 0, dtype_a="b1", shape="m64n8k32"),
+     "sm_90a", None),
     ("wgmma.fence.sync.aligned", lambda: ptx.wgmma.fence(), "sm_80", None),
-]
+]  # fmt: skip
 """(the instruction the call emits, the call, target, pinned .version) the table rejects."""
 
 
@@ -466,17 +301,10 @@ REJECTED: list[tuple[str, Callable[[], object], str, tuple[int, int] | None]] = 
 def test_wrapper_rejects_with_the_tables_reason(
     text: str, make: Callable[[], object], arch: str, version: tuple[int, int] | None
 ) -> None:
-    insn = _insn(text)
-    diags = isa.check(insn, target=arch, version=version or LATEST_PTX)
-    assert diags, f"the table accepts {text}; pick a form it rejects"
-    reason = f"{insn.mnemonic}: {diags[0].message}"
+    reason = check_reason(insn(text), arch, version)
 
     @kernel(arch=arch, version=version)
     def k() -> None:
         make()
 
-    with pytest.raises(PtxDslError) as info:
-        k.ptx()
-    msg = str(info.value)
-    assert reason in msg, (reason, msg)
-    assert f"{Path(__file__).name}:{make.__code__.co_firstlineno}:" in msg
+    rejects_at(k, reason, make)

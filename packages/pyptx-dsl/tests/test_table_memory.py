@@ -19,9 +19,9 @@ from functools import cached_property
 from pathlib import Path
 
 import pytest
+from dsl_testing import table_verdicts
 
 from pyptx import Layout, PtxDslError, Tile, kernel, ptx, reg, smem
-from pyptx.dsl import validate
 from pyptx.ir import TARGETS, Instruction, PtxType, isa
 from pyptx.ir.isa import Form, Gate, InstructionSpec, Requirements
 from pyptx.types import b64, bf16, f32, pred, u32, u64
@@ -408,29 +408,18 @@ BAD = [
 a target gate, a version gate, an operand gate, an immediate out of range, a register width)."""
 
 
-def _emitted(bad: Bad, monkeypatch: pytest.MonkeyPatch) -> tuple[Instruction, str]:
+def _emitted(bad: Bad) -> tuple[Instruction, str]:
     """Trace with the table's check recorded instead of enforced: the instruction the wrapper
     emits for ``bad`` and the table's reason for rejecting it."""
-    seen: list[tuple[Instruction, str]] = []
-
-    def record(trace: validate.TraceFacts, insn: Instruction) -> None:
-        version = trace.version or validate.LATEST_PTX
-        diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
-        seen.append((insn, diags[0].message if diags else ""))
-
-    with monkeypatch.context() as m:
-        m.setattr(validate, "check_instruction", record)
-        _trace(bad.arch, bad.version, bad.call)
+    seen = table_verdicts(lambda: _trace(bad.arch, bad.version, bad.call))
     found = [(i, why) for i, why in seen if i.mnemonic == bad.mnemonic]
     assert found, [i.mnemonic for i, _ in seen]
     return found[-1]
 
 
 @pytest.mark.parametrize("bad", BAD, ids=lambda b: b.id)
-def test_rejected_forms_fail_at_the_call_with_the_tables_reason(
-    bad: Bad, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, reason = _emitted(bad, monkeypatch)
+def test_rejected_forms_fail_at_the_call_with_the_tables_reason(bad: Bad) -> None:
+    _, reason = _emitted(bad)
     assert reason, f"the table accepts {bad.mnemonic}"
     with pytest.raises(PtxDslError) as info:
         _trace(bad.arch, bad.version, bad.call)

@@ -11,27 +11,14 @@ user's line with the table's own reason, computed here with :func:`pyptx.ir.isa.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from dsl_testing import body
+from dsl_testing import assignments, body, check_reason, insn, lowest_target, rejects_at
 
-from pyptx import PtxDslError, kernel, ptx, reg, smem
-from pyptx.dsl.validate import LATEST_PTX
-from pyptx.ir import (
-    TARGETS,
-    Address,
-    Immediate,
-    Instruction,
-    PredPair,
-    Register,
-    Sink,
-    Symbol,
-    isa,
-)
+from pyptx import kernel, ptx, reg, smem
+from pyptx.ir import TARGETS, Address, Immediate, Instruction, PredPair, Register, Sink, Symbol, isa
 from pyptx.ir.isa import _mbarrier, _sync
 from pyptx.types import b32, b64, b128, f32, pred, s32, u32, u64
 
@@ -214,26 +201,6 @@ def test_every_sync_spec_has_a_wrapper_or_a_reason() -> None:
     assert names <= set(CALLS) | set(NOT_WRAPPED), sorted(names - set(CALLS) - set(NOT_WRAPPED))
 
 
-def _assignments(form: isa.Form) -> Iterator[Slots]:
-    """Each value of each slot at least once; the whole product when it is small."""
-    options = [(g.name, g.values if g.required else (None, *g.values)) for g in form.groups]
-    names = [name for name, _ in options]
-    product = list(itertools.product(*(values for _, values in options)))
-    if len(product) <= 48:
-        yield from (dict(zip(names, combo, strict=True)) for combo in product)
-        return
-    base: Slots = {name: values[0] for name, values in options}
-    yield base
-    for name, values in options:
-        for v in values[1:]:
-            yield {**base, name: v}
-
-
-def _insn(mnemonic: str, operands: tuple[object, ...] = ()) -> Instruction:
-    opcode, *mods = mnemonic.split(".")
-    return Instruction(opcode, tuple(mods), operands)  # type: ignore[arg-type]
-
-
 def _wrapped_forms() -> Iterator[tuple[str, int, isa.Form]]:
     for name in CALLS:
         for i, form in enumerate(isa.SPECS[name].forms):
@@ -243,21 +210,14 @@ def _wrapped_forms() -> Iterator[tuple[str, int, isa.Form]]:
 
 def _cases() -> Iterator[tuple[str, int, str, Slots]]:
     for name, i, form in _wrapped_forms():
-        for slots in _assignments(form):
+        for slots in assignments(form):
             mnemonic = ".".join((name, *(v for g in form.groups if (v := slots[g.name]))))
-            m = isa.match(_insn(mnemonic))
+            m = isa.match(insn(mnemonic))
             if m is not None and m.form is form:  # else an earlier form takes them
                 yield name, i, mnemonic, slots
 
 
 CASES = list(_cases())
-
-
-def _target(req: isa.Requirements) -> str:
-    """The lowest target the table admits, but at least sm_80 (what the DSL is tested on)."""
-    if req.needs_arch_specific:
-        return req.suggest_target()
-    return f"sm_{max(req.min_sm, 80)}"
 
 
 def test_the_enumeration_covers_every_form_and_value() -> None:
@@ -275,9 +235,9 @@ def test_the_enumeration_covers_every_form_and_value() -> None:
     ("name", "mnemonic", "slots"), [pytest.param(c[0], c[2], c[3], id=c[2]) for c in CASES]
 )
 def test_wrapper_emits_each_form_the_table_allows(name: str, mnemonic: str, slots: Slots) -> None:
-    req = isa.requirements(_insn(mnemonic))
+    req = isa.requirements(insn(mnemonic))
     assert req is not None
-    target = _target(req)
+    target = lowest_target(req)
     version = max(req.min_ptx, TARGETS[target].min_ptx)
     call = CALLS[name]
 
@@ -303,7 +263,7 @@ def _atom(text: str) -> object:
 
 def _parse(text: str) -> Instruction:
     mnemonic, _, ops = text.rstrip(";").partition(" ")
-    return _insn(mnemonic, tuple(_atom(t) for t in ops.split(", ") if t))
+    return insn(mnemonic, tuple(_atom(t) for t in ops.split(", ") if t))
 
 
 REJECTED: list[tuple[str, Callable[[SimpleNamespace], object], str, tuple[int, int] | None]] = [
@@ -388,18 +348,11 @@ def test_wrapper_rejects_with_the_tables_reason(
     arch: str,
     version: tuple[int, int] | None,
 ) -> None:
-    insn = _parse(text)
-    diags = isa.check(insn, target=arch, version=version or LATEST_PTX)
-    assert diags, f"the table accepts {text}; pick a form it rejects"
-    reason = f"{insn.mnemonic}: {diags[0].message}"
+    reason = check_reason(_parse(text), arch, version)
 
     @kernel(arch=arch, version=version)
     def k() -> None:
         n = _regs()
         make(n)
 
-    with pytest.raises(PtxDslError) as info:
-        k.ptx()
-    msg = str(info.value)
-    assert reason in msg, (reason, msg)
-    assert f"{Path(__file__).name}:{make.__code__.co_firstlineno}:" in msg
+    rejects_at(k, reason, make)

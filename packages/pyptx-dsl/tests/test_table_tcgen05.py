@@ -11,17 +11,15 @@ builds (traced once with the validator switched off).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from dsl_testing import combos, table_verdicts
 
 from pyptx import kernel, ptx, reg, smem
-from pyptx.dsl import validate
 from pyptx.dsl.errors import PtxDslError
-from pyptx.dsl.validate import LATEST_PTX
-from pyptx.ir import TARGETS, Instruction, PtxType, isa
+from pyptx.ir import TARGETS, Instruction, isa
 from pyptx.ir.isa import Form, Gate, InstructionSpec, OperandKind
 from pyptx.types import b16, f32, pred, u16, u32, u64
 
@@ -183,13 +181,7 @@ BUILDERS: dict[str, Builder] = {
 def _combos(form: Form) -> Iterator[dict[str, str]]:
     """Modifier choices of one form: all of them, or past CAP a set that has every value."""
     assert not any(g.patterns or g.repeat for g in form.groups), "enumerate listed values only"
-    choices = [[*g.values, *([] if g.required else [None])] for g in form.groups]
-    rows = list(itertools.product(*choices))
-    if len(rows) > CAP:
-        width = max(len(c) for c in choices)
-        rows = [tuple(c[i % len(c)] for c in choices) for i in range(width)]
-    for row in rows:
-        yield {g.name: v for g, v in zip(form.groups, row, strict=True) if v is not None}
+    yield from combos(form, CAP)
 
 
 def _gate(spec: InstructionSpec, form: Form, s: Slots) -> Gate:
@@ -243,15 +235,10 @@ def test_wrapper_emits_every_form_the_table_allows(
 
 def _table_reason(body: Body, arch: str, version: tuple[int, int] | None) -> str:
     """The table's first diagnostic for the instruction the wrapper builds (unvalidated)."""
-    seen: list[tuple[Instruction, dict[str, PtxType]]] = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(validate, "check_instruction",
-                   lambda trace, insn: seen.append((insn, dict(trace.reg_types))))  # fmt: skip
-        kernel(arch=arch, version=version)(body).module()
-    insn, types = next((i, t) for i, t in reversed(seen) if i.opcode == "tcgen05")
-    diags = isa.check(insn, target=arch, version=version or LATEST_PTX, reg_type=types.get)
-    assert diags, f"the table allows {insn.mnemonic} on {arch}"
-    return diags[0].message
+    seen = table_verdicts(kernel(arch=arch, version=version)(body).module)
+    insn, reason = next((i, why) for i, why in reversed(seen) if i.opcode == "tcgen05")
+    assert reason, f"the table allows {insn.mnemonic} on {arch}"
+    return reason
 
 
 def _rejects_with_the_table_reason(
