@@ -208,6 +208,50 @@ class Cursor:
             self.expected(what)
         self.pos += 1
 
+    def comma(self, gaps: list[str]) -> bool:
+        """Consume the trivia and a ``,`` after it when a ``,`` follows, else nothing.
+
+        Args:
+            gaps: receives the trivia before the ``,`` when there is one.
+
+        Returns:
+            Whether a ``,`` was consumed.
+        """
+        p0 = self.pos
+        g = self.ws()
+        if self.text[self.pos] != ",":
+            self.pos = p0
+            return False
+        gaps.append(g)
+        self.pos += 1
+        return True
+
+    def comma_or_close(
+        self, close: str, gaps: list[str], expected: str, start: int = -1, opened: str = ""
+    ) -> bool:
+        """Consume the trivia and the ``,`` or ``close`` after an item of a list ``close`` ends.
+
+        Args:
+            close: the character that ends the list.
+            gaps: receives the trivia before the ``,`` or ``close``.
+            expected: what to report as expected when neither follows.
+            start: where the list opened; at the end of input, "missing <close> to close this
+                <opened>" is reported there instead (-1: no such message).
+            opened: what opened the list, for that message (default: the character at ``start``).
+
+        Returns:
+            True after a ``,`` (another item follows), False after ``close``.
+        """
+        g = self.ws()
+        c = self.text[self.pos]
+        if c == "," or c == close:
+            gaps.append(g)
+            self.pos += 1
+            return c == ","
+        if start >= 0 and self.pos >= self.n:
+            self.error(f"missing {close!r} to close this {opened or repr(self.text[start])}", start)
+        self.expected(expected)
+
     def integer(self) -> int:
         """Consume a decimal integer."""
         m = INTEGER.match(self.text, self.pos)

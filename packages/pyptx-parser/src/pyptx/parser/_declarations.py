@@ -180,19 +180,8 @@ def declaration(cur: Cursor, lead: str) -> VariableDecl:
 def variable_decl(cur: Cursor, quals: list[DeclQualifier], gaps: list[str], g: str) -> VariableDecl:
     """Parse the declarators of a declaration after its qualifiers (see :func:`qualifiers`)."""
     declarators = [declarator(cur, g)]
-    while True:
-        g = cur.ws()
-        c = cur.text[cur.pos]
-        if c == ",":
-            gaps.append(g)
-            cur.pos += 1
-            declarators.append(declarator(cur, cur.ws()))
-        elif c == ";":
-            gaps.append(g)
-            cur.pos += 1
-            break
-        else:
-            cur.expected("',' or ';' after the declared name")
+    while cur.comma_or_close(";", gaps, "',' or ';' after the declared name"):
+        declarators.append(declarator(cur, cur.ws()))
     gaps.append(cur.trailing())
     names = cur.names
     if names.in_function and StateSpace.REG in quals:
@@ -223,22 +212,13 @@ def param_list(cur: Cursor, gaps: list[str], g_open: str) -> tuple[Param, ...]:
     cur.enter()
     params: list[Param] = []
     g = cur.ws()
-    if cur.text[cur.pos] != ")":
+    if cur.text[cur.pos] == ")":
+        gaps.append(g)
+        cur.pos += 1
+    else:
         params.append(param(cur, g))
-        while True:
-            g = cur.ws()
-            c = cur.text[cur.pos]
-            if c == ",":
-                gaps.append(g)
-                cur.pos += 1
-                params.append(param(cur, cur.ws()))
-            elif c == ")":
-                break
-            elif cur.pos >= cur.n:
-                cur.error("missing ')' to close this parameter list", open_pos)
-            else:
-                cur.expected("',' or ')' in the parameter list")
-    gaps.append(g)
-    cur.pos += 1
+        expected = "',' or ')' in the parameter list"
+        while cur.comma_or_close(")", gaps, expected, open_pos, "parameter list"):
+            params.append(param(cur, cur.ws()))
     cur.depth -= 1
     return tuple(params)

@@ -48,14 +48,8 @@ def target(cur: Cursor, lead: str) -> Target:
     """Parse ``.target name, ...`` after its keyword."""
     gaps = [lead, cur.ws()]
     names = [cur.ident("a target name such as sm_90a")]
-    while True:
-        p0 = cur.pos
-        g = cur.ws()
-        if cur.text[cur.pos] != ",":
-            cur.pos = p0
-            break
-        cur.pos += 1
-        gaps += (g, cur.ws())
+    while cur.comma(gaps):
+        gaps.append(cur.ws())
         names.append(cur.ident("a target name after ','"))
     gaps.append(cur.trailing())
     return Target(tuple(names), tuple(gaps))
@@ -79,14 +73,7 @@ def file(cur: Cursor, lead: str) -> File:
         cur.expected("a quoted file name after the .file index")
     path = string(cur, g)
     extras: list[Immediate] = []
-    while True:
-        p0 = cur.pos
-        g = cur.ws()
-        if cur.text[cur.pos] != ",":
-            cur.pos = p0
-            break
-        gaps.append(g)
-        cur.pos += 1
+    while cur.comma(gaps):
         lead2 = cur.ws()
         m = NUMBER.match(cur.text, cur.pos)
         if not m:
@@ -140,14 +127,7 @@ def section_data(cur: Cursor, lead: str) -> SectionData:
     cur.pos = m.end()
     gaps = [lead]
     values = [expr(cur, cur.ws(), 1, True)]
-    while True:
-        p0 = cur.pos
-        g = cur.ws()
-        if cur.text[cur.pos] != ",":
-            cur.pos = p0
-            break
-        gaps.append(g)
-        cur.pos += 1
+    while cur.comma(gaps):
         values.append(expr(cur, cur.ws(), 1, True))
     gaps.append(cur.trailing())
     return SectionData(ty, tuple(values), tuple(gaps))
@@ -157,18 +137,14 @@ def pragma(cur: Cursor, lead: str) -> Pragma:
     """Parse ``.pragma "text", ...;`` after its keyword."""
     gaps = [lead]
     values: list[StringLiteral] = []
-    g = cur.ws()
     while True:
+        g = cur.ws()
         if cur.text[cur.pos] != '"':
             cur.expected("a quoted pragma string")
         values.append(string(cur, g))
-        g = cur.ws()
-        if cur.text[cur.pos] != ",":
+        if not cur.comma(gaps):
             break
-        gaps.append(g)
-        cur.pos += 1
-        g = cur.ws()
-    gaps.append(g)
+    gaps.append(cur.ws())
     cur.expect(";", "';' after the .pragma strings")
     gaps.append(cur.trailing())
     return Pragma(tuple(values), tuple(gaps))
@@ -212,23 +188,19 @@ def loc(cur: Cursor, lead: str) -> Loc:
         nums.append(cur.integer())
     attrs: list[Node] = []
     while True:
-        p0 = cur.pos
-        g = cur.ws()
-        if cur.text[cur.pos] != ",":
-            cur.pos = p0
+        ag: list[str] = []  # the gaps of this attribute
+        if not cur.comma(ag):
             break
-        cur.pos += 1
-        g2 = cur.ws()
+        ag.append(cur.ws())
         word = cur.ident("function_name or inlined_at")
         if word == "function_name":
-            attrs.append(LocFunctionName(unary(cur, cur.ws()), (g, g2)))
+            attrs.append(LocFunctionName(unary(cur, cur.ws()), tuple(ag)))
         elif word == "inlined_at":
-            ig = [g, g2]
             inums = []
             for _ in range(3):
-                ig.append(cur.ws())
+                ag.append(cur.ws())
                 inums.append(cur.integer())
-            attrs.append(LocInlinedAt(inums[0], inums[1], inums[2], tuple(ig)))
+            attrs.append(LocInlinedAt(inums[0], inums[1], inums[2], tuple(ag)))
         else:
             cur.error(
                 f"expected function_name or inlined_at in .loc, got {word!r}",
@@ -243,19 +215,9 @@ def _name_list(cur: Cursor, lead: str, opcode: str, what: str) -> tuple[list[Any
     gaps = [lead]
     cur.names.opcode = opcode
     items = [unary(cur, cur.ws())]
-    while True:
-        g = cur.ws()
-        c = cur.text[cur.pos]
-        if c == ",":
-            gaps.append(g)
-            cur.pos += 1
-            items.append(unary(cur, cur.ws()))
-        elif c == ";":
-            gaps.append(g)
-            cur.pos += 1
-            break
-        else:
-            cur.expected(f"',' or ';' in {what}")
+    expected = f"',' or ';' in {what}"
+    while cur.comma_or_close(";", gaps, expected):
+        items.append(unary(cur, cur.ws()))
     cur.names.opcode = ""
     gaps.append(cur.trailing())
     return items, gaps

@@ -132,23 +132,14 @@ def braced(
     gaps = [lead]
     items: list[_Item] = []
     g = cur.ws()
-    if cur.text[cur.pos] != close:
+    if cur.text[cur.pos] == close:
+        gaps.append(g)
+        cur.pos += 1
+    else:
         items.append(item(cur, g))
-        while True:
-            g = cur.ws()
-            c = cur.text[cur.pos]
-            if c == ",":
-                gaps.append(g)
-                cur.pos += 1
-                items.append(item(cur, cur.ws()))
-            elif c == close:
-                break
-            elif cur.pos >= cur.n:
-                cur.error(f"missing {close!r} to close this {cur.text[start]!r}", start)
-            else:
-                cur.expected(f"',' or {close!r} after {what}")
-    gaps.append(g)
-    cur.pos += 1
+        expected = f"',' or {close!r} after {what}"
+        while cur.comma_or_close(close, gaps, expected, start):
+            items.append(item(cur, cur.ws()))
     cur.depth -= 1
     return items, tuple(gaps)
 

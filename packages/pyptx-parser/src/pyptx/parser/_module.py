@@ -152,19 +152,14 @@ def function_directive(cur: Cursor, lead: str, kind: FunctionDirectiveKind) -> F
     if m:
         cur.pos = m.end()
         values.append(Immediate(m.group(), (g,)))
-        while True:
-            p0 = cur.pos
+        while cur.comma(gaps):
             g = cur.ws()
-            if cur.text[cur.pos] != ",":
-                break
-            gaps.append(g)
-            cur.pos += 1
-            g2 = cur.ws()
             m = NUMBER.match(cur.text, cur.pos)
             if not m:
                 cur.expected(f"a number in {kind.ptx}")
             cur.pos = m.end()
-            values.append(Immediate(m.group(), (g2,)))
-    cur.pos = p0
+            values.append(Immediate(m.group(), (g,)))
+    else:
+        cur.pos = p0
     gaps.append(cur.trailing())
     return FunctionDirective(kind, tuple(values), tuple(gaps))
