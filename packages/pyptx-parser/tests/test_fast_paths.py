@@ -94,6 +94,8 @@ _BODIES = [
     "9L:\n",
     # labels and .loc lines
     "$L__BB0_1:\n\t.loc\t1 2 3\n$L__BB0_2 :\n\t.loc 1 2 3 // c\n\t.loc\t1 2 3, inlined_at 1 2 3\n",
+    # a space before the comma of the inlined_at attribute
+    "\t.loc 1 2 3 ,  inlined_at 1 4 5\n\t.loc\t1 2 3\t, inlined_at 1 4 5\n",
     "$L1::\n",
     # braces of blocks and callseq comments
     "\t{ // callseq 1, 0\n\t.reg .b32 temp_param_reg;\n\tret;\n\t} // callseq 1\n\t{\n\t}\n",

@@ -149,7 +149,7 @@ INSTRUCTION_HEAD = _re(
 # gap, file, gap, line, gap, column, trailing trivia).
 LABEL_LINE = _re(r"(\n[\r\n]*)([A-Za-z_$][\w$]*)([ \t]*):(?!:)" + _TRAILING)
 LOC_LINE = _re(
-    r"(\n[ \t]*)\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.])" + _TRAILING
+    r"(\n[ \t]*)\.loc([ \t]+)([0-9]+)([ \t]+)([0-9]+)([ \t]+)([0-9]+)(?![\w,.]|[ \t]+,)" + _TRAILING
 )
 
 # A ``call`` statement (possibly over several lines) after one line break and indentation,
