@@ -105,6 +105,33 @@ def _shape_kind(unit: Node) -> str:
     return _kind(unit, sum(1 for _ in _own_nodes(unit)))
 
 
+def _record(node: Node, trivia: list[Trivia], nested: list[Node]) -> None:
+    """Append the trivia of ``node``'s own nodes (pre-order) and the units found below it.
+
+    The same walk as :func:`_style` and :func:`_collect_units` in one pass: recording the
+    layout of a large file is on the transpiler's hot path.
+    """
+    trivia.append(node.trivia)
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        if type(value) is tuple:
+            for item in value:
+                _record_child(item, trivia, nested)
+        elif value is not None:
+            _record_child(value, trivia, nested)
+
+
+def _record_child(value: object, trivia: list[Trivia], nested: list[Node]) -> None:
+    if isinstance(value, Node):
+        if value.STATEMENT or type(value) is Module:
+            nested.append(value)
+        else:
+            _record(value, trivia, nested)
+    elif type(value) is tuple:
+        for item in value:
+            _record_child(item, trivia, nested)
+
+
 @dataclass(frozen=True)
 class SourceLayout:
     """The formatting of a module: a style table and the style index of each statement.
@@ -122,12 +149,19 @@ class SourceLayout:
         """Record the formatting of a (parsed) module."""
         index: dict[Style, int] = {}
         order: list[int] = []
-        for unit in _units(module):
-            style = _style(unit)
+        pending: list[Node] = [module]
+        while pending:
+            unit = pending.pop()
+            trivia: list[Trivia] = []
+            nested: list[Node] = []
+            _record(unit, trivia, nested)
+            style = (_kind(unit, len(trivia)), tuple(trivia))
             i = index.get(style)
             if i is None:
                 i = index[style] = len(index)
             order.append(i)
+            nested.reverse()
+            pending += nested
         return cls(tuple(index), tuple(order))
 
     # ------------------------------------------------------------------ serialization

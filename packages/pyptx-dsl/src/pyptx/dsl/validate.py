@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol
 
 from pyptx.ir import (
@@ -85,9 +85,23 @@ def check_instruction(trace: TraceFacts, insn: Instruction) -> None:
             "registers with reg.scalar / reg.array / reg.from_ (or declare them in ptx.raw)"
         )
     version = trace.version or LATEST_PTX
-    diags = isa.check(insn, target=trace.arch, version=version, reg_type=trace.reg_types.get)
+    reg_type = trace.reg_types.get
+    key = (trace.arch, version, isa.shape_key(insn, reg_type))
+    if key in _PASSED:
+        return
+    diags = isa.check(insn, target=trace.arch, version=version, reg_type=reg_type)
     if diags:
         raise PtxDslError(f"{insn.mnemonic}: {diags[0].message}")
+    if len(_PASSED) >= _PASSED_LIMIT:
+        _PASSED.clear()
+    _PASSED[key] = None
+
+
+# Instruction shapes (isa.shape_key, with target and version) the table passed: a kernel or a
+# transpiled file repeats a few hundred shapes over thousands of instructions. Only passes
+# are remembered; a failure is checked again for its message, which names the operands.
+_PASSED: dict[Hashable, None] = {}
+_PASSED_LIMIT = 1 << 16
 
 
 def _first_undeclared(insn: Instruction, declared: Mapping[str, object]) -> str | None:

@@ -34,6 +34,7 @@ from ._model import (
 )
 from ._module_check import check_module
 from ._registry import SPECS
+from ._shape import shape_key
 
 __all__ = [
     "DOC_BASE",
@@ -55,4 +56,5 @@ __all__ = [
     "lookup",
     "match",
     "requirements",
+    "shape_key",
 ]
