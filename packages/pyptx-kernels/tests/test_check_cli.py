@@ -86,7 +86,7 @@ def test_arch_filters(capsys: pytest.CaptureFixture[str]) -> None:
         status, out, _ = run(capsys, "--arch", "sm_90a")
     assert status == 0
     assert [ln.split()[0] for ln in out.splitlines()[2:-1]] == ["fake.swiglu_sm_90a"]
-    assert out.splitlines()[-1] == "1 kernels for sm_90a, 0 failed"
+    assert out.splitlines()[-1] == "1 kernel for sm_90a, 0 failed"
 
 
 def test_an_unknown_arch_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,7 +60,8 @@ def _check(arch: str | None) -> int:
     print(format_checks(checks), end="")
     failed = sum(not c.ok for c in checks)
     where = f" for {arch}" if arch else ""
-    print(f"{len(checks)} kernels{where}, {failed} failed")
+    plural = "" if len(checks) == 1 else "s"
+    print(f"{len(checks)} kernel{plural}{where}, {failed} failed")
     return 1 if failed else 0
 
 
