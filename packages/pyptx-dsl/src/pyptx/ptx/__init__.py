@@ -10,6 +10,9 @@ Every function here emits exactly one PTX instruction, except the helpers listed
 * ``ptx.if_`` / ``ptx.else_`` / ``ptx.loop`` / ``ptx.range_`` / ``ptx.label`` / ``ptx.bra``:
   device control flow with kernel-unique labels.
 * ``ptx.special.<name>()``: special-register operands (``ptx.special.tid.x()``).
+* Kernel helpers built on the wrappers (reductions, mbarrier rings and pipelines, named
+  barriers, ``ptx.tma``, the transposed bf16 epilogue, fragment orders, ``ptx.kloop``):
+  see ``docs/guide/dsl-helpers.md``; what each emits is in :data:`MULTI_INSTRUCTION_HELPERS`.
 * ``ptx.addr(base, offset)``: an address operand.
 * ``ptx.param(name)``: a scalar kernel parameter (``raw_params``) loaded into a register.
 * ``ptx.declare`` / ``ptx.block`` / ``ptx.args`` / ``ptx.operand`` / ``ptx.imm`` / ``ptx.sym`` /
