@@ -3,6 +3,8 @@
 * :func:`alloc` a shared region (``.shared .align A .b8 name[bytes];``)
 * :func:`mbarrier` an array of mbarriers
 * :func:`base` / :func:`load` / :func:`store` address and access helpers
+* :func:`mbarrier_pipeline` the ``full``/``empty`` mbarrier rings of a producer/consumer
+  pipeline (see ``docs/guide/dsl-helpers.md``)
 * :func:`wgmma_tile` a tile in the canonical GMMA layout for wgmma operands, with
   :func:`apply_swizzle` / :func:`swizzle_offset` / :func:`matrix_descriptor` for addressing
 
@@ -33,12 +35,14 @@ from .dsl.shared import (
     mbarrier,
     store,
 )
+from .ptx._pipeline import MbarrierPipeline, mbarrier_pipeline
 
 __all__ = [
     "GmmaLayout",
     "GmmaView",
     "MatrixDescriptor",
     "MbarrierArray",
+    "MbarrierPipeline",
     "MbarrierRef",
     "SharedAlloc",
     "SharedSlice",
@@ -49,6 +53,7 @@ __all__ = [
     "load",
     "matrix_descriptor",
     "mbarrier",
+    "mbarrier_pipeline",
     "store",
     "subtile",
     "swizzle_offset",

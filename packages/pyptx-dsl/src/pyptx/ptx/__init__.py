@@ -10,6 +10,9 @@ Every function here emits exactly one PTX instruction, except the helpers listed
 * ``ptx.if_`` / ``ptx.else_`` / ``ptx.loop`` / ``ptx.range_`` / ``ptx.label`` / ``ptx.bra``:
   device control flow with kernel-unique labels.
 * ``ptx.special.<name>()``: special-register operands (``ptx.special.tid.x()``).
+* Kernel helpers built on the wrappers (reductions, mbarrier rings and pipelines, named
+  barriers, ``ptx.tma``, the transposed bf16 epilogue, fragment orders, ``ptx.kloop``):
+  see ``docs/guide/dsl-helpers.md``; what each emits is in :data:`MULTI_INSTRUCTION_HELPERS`.
 * ``ptx.addr(base, offset)``: an address operand.
 * ``ptx.param(name)``: a scalar kernel parameter (``raw_params``) loaded into a register.
 * ``ptx.declare`` / ``ptx.block`` / ``ptx.args`` / ``ptx.operand`` / ``ptx.imm`` / ``ptx.sym`` /
@@ -35,13 +38,21 @@ from . import (
     _compare,
     _convert,
     _cp_async,
+    _epilogue,
+    _fragments,
+    _kloop,
     _logic,
     _matrix,
     _mbarrier,
     _memory,
     _mma,
+    _named_barrier,
+    _pipeline,
+    _pointers,
+    _reductions,
     _sync,
     _tcgen05,
+    _tma,
     _warp,
     _wgmma,
 )
@@ -50,6 +61,10 @@ from ._helpers import CORE_HELPERS
 _FAMILIES = (
     _arith, _convert, _compare, _logic, _memory, _warp, _atomic, _sync, _cp_async, _bulk,
     _mbarrier, _cluster, _mma, _matrix, _wgmma, _tcgen05,
+)  # fmt: skip
+# Kernel-writing helpers built on the families (docs/guide/dsl-helpers.md).
+_KERNEL_HELPERS = (
+    _reductions, _pipeline, _named_barrier, _pointers, _tma, _epilogue, _fragments, _kloop,
 )  # fmt: skip
 
 
@@ -92,7 +107,7 @@ __all__ = [
 
 def _export_families() -> None:
     namespace = globals()
-    for family in _FAMILIES:
+    for family in (*_FAMILIES, *_KERNEL_HELPERS):
         for name in family.__all__:
             namespace[name] = getattr(family, name)
             __all__.append(name)
@@ -103,6 +118,6 @@ _export_families()
 MULTI_INSTRUCTION_HELPERS: dict[str, str] = dict(CORE_HELPERS)
 """Every ``ptx.*``/``reg``/``smem`` helper that emits more than one instruction, with exactly
 what it emits. Every other ``ptx.*`` call emits exactly one instruction."""
-for _family in _FAMILIES:
+for _family in (*_FAMILIES, *_KERNEL_HELPERS):
     MULTI_INSTRUCTION_HELPERS.update(getattr(_family, "MULTI_INSTRUCTION", {}))
 del _family
