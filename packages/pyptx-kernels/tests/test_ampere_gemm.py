@@ -52,11 +52,11 @@ def _operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray
     return a, b
 
 
-def _torch_case(dtype: str, m: int, n: int, k: int, seed: int) -> tuple[Any, Any]:
+def _torch_case(dtype: str, m: int, n: int, k: int, seed: int, **config: Any) -> tuple[Any, Any]:
     """(kernel result, reference) for torch CPU tensors of ``dtype``."""
     a, b = _operands(m, n, k, seed)
     ty = TORCH_DTYPES[dtype]
-    out = IMPL.call(torch.from_numpy(a).to(ty), torch.from_numpy(b).to(ty))
+    out = IMPL.call(torch.from_numpy(a).to(ty), torch.from_numpy(b).to(ty), **config)
     reference = torch.from_numpy(a.astype(np.float64) @ b.astype(np.float64)).to(ty)
     return out, reference
 
@@ -81,7 +81,16 @@ def f16_grid() -> tuple[Any, Any]:
     return _torch_case("f16", 136, 136, 104, seed=3)
 
 
-@pytest.mark.parametrize("case", ["bf16_tiles", "bf16_edges", "f16_grid"])
+@pytest.fixture(scope="module")
+def bf16_raster() -> tuple[Any, Any]:
+    """Grouped rasterization with a short last group.
+
+    64 x 64 tiles, group_m = 3 over 4 x 3 output tiles: groups of 3 and 1 tile rows.
+    """
+    return _torch_case("bf16", 200, 136, 24, seed=5, block_m=64, block_n=64, group_m=3)
+
+
+@pytest.mark.parametrize("case", ["bf16_tiles", "bf16_edges", "f16_grid", "bf16_raster"])
 def test_matches_the_exact_reference(case: str, request: pytest.FixtureRequest) -> None:
     out, reference = request.getfixturevalue(case)
     assert out.dtype == reference.dtype
@@ -127,6 +136,7 @@ def test_refuses_mixed_dtypes() -> None:
     [
         ({"block_m": 96}, "block_m=96 is not a power of two"),
         ({"stages": 1}, "stages=1"),
+        ({"group_m": 0}, "group_m=0"),
         ({"dtype": "f32"}, "dtype 'f32'"),
         ({"block_n": 16, "warps_n": 2}, "warp tile 64x8"),
         ({"stages": 12}, "bytes of shared memory"),

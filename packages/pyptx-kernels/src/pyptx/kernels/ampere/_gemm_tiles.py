@@ -72,6 +72,8 @@ class TileConfig:
         warps_m: warps along M (each owns ``block_m // warps_m`` rows).
         warps_n: warps along N (each owns ``block_n // warps_n`` columns).
         stages: depth of the ``cp.async`` ring (k-tiles in shared memory at once).
+        group_m: rows of output tiles the CTA order walks down before moving right (L2
+            reuse; 1 is plain row-major order).
     """
 
     dtype: str = "bf16"
@@ -81,6 +83,7 @@ class TileConfig:
     warps_m: int = 2
     warps_n: int = 2
     stages: int = 4
+    group_m: int = 8
 
     def __post_init__(self) -> None:
         problems = []
@@ -100,6 +103,8 @@ class TileConfig:
             )
         if self.threads > 1024:
             problems.append(f"{self.threads} threads per CTA (at most 1024)")
+        if self.group_m < 1:
+            problems.append(f"group_m={self.group_m} (at least 1)")
         if self.stages < 2:
             problems.append(f"stages={self.stages} (a pipeline needs at least 2)")
         for name, cpr, rows in (("A", self.a_chunks, self.block_m), ("B", self.b_chunks, 0)):
@@ -166,8 +171,8 @@ class TileConfig:
 
     @property
     def name(self) -> str:
-        """The PTX entry name, e.g. ``gemm_bf16_128x128x32_w2x2_s4``."""
+        """The PTX entry name, e.g. ``gemm_bf16_128x128x32_w2x2_s4_g8``."""
         return (
             f"gemm_{self.dtype}_{self.block_m}x{self.block_n}x{self.block_k}"
-            f"_w{self.warps_m}x{self.warps_n}_s{self.stages}"
+            f"_w{self.warps_m}x{self.warps_n}_s{self.stages}_g{self.group_m}"
         )

@@ -27,8 +27,9 @@ refused with :class:`~pyptx.kernels.KernelUnavailable`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from pyptx import ptx as _ptx
 from pyptx import reg, smem
@@ -58,8 +59,18 @@ EXAMPLE: dict[str, Any] = {
     "warps_m": 2,
     "warps_n": 2,
     "stages": 4,
+    "group_m": 8,
 }
 """The catalog's configuration: CUTLASS's classic sm_80 128x128x32 tile with 4 warps."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _scope(fn: F) -> F:
+    """``@intrinsic`` named ``fn.__name__`` (``// begin load_k_tile``), not its qualname."""
+    fn.__qualname__ = fn.__name__
+    return intrinsic(fn)
 
 
 class _SwizzledRow:
@@ -121,13 +132,14 @@ def _build(cfg: TileConfig) -> Kernel:
     """Trace nothing yet: declare the ``@kernel`` for ``cfg`` (traced on first use)."""
     elem, pair_ty = _ELEMENT[cfg.dtype], _PAIR[cfg.dtype]
     bm, bn, bk, stages = cfg.block_m, cfg.block_n, cfg.block_k, cfg.stages
+    group_m = cfg.group_m
     wm_rows, wn_cols = cfg.warp_m, cfg.warp_n
     frags_m, frags_n = wm_rows // 16, wn_cols // 8  # m16 x n8 accumulator tiles per warp
     k_steps = bk // 16  # mma k16 steps per k-tile
     a_stage, b_stage = cfg.a_stage_bytes, cfg.b_stage_bytes
     ra, rb = cfg.a_row_bytes, cfg.b_row_bytes
 
-    @intrinsic
+    @_scope
     def load_k_tile(stage: int, a: _Operand, b: _Operand, a_dst: list, b_dst: list,
                     a_room: Any, b_room: Any, b_step: Any) -> None:  # fmt: skip
         """cp.async the k-tile at the pointers into ``stage``; advance to the next k-tile.
@@ -162,7 +174,7 @@ def _build(cfg: TileConfig) -> Kernel:
             [reg.array(b32, 4) for _ in range(frags_n // 2)],
         )
 
-    @intrinsic
+    @_scope
     def load_frags(stage: int, kk: int, a_addr: list, b_addr: list, frags: tuple) -> None:
         """Issue the ldmatrix of this warp's A and B fragments of k16 step ``kk`` of ``stage``.
 
@@ -179,7 +191,7 @@ def _build(cfg: TileConfig) -> Kernel:
         for nj, frag in enumerate(b_frag):
             ptx.ldmatrix(frag, ptx.addr(b_addr[nj], stage * b_stage + kk * 16 * rb), trans=True)
 
-    @intrinsic
+    @_scope
     def mma_frags(frags: tuple, acc: list) -> None:
         """The warp's ``frags_m x frags_n`` mma.sync of one k16 step."""
         a_frag, b_frag = frags
@@ -189,7 +201,7 @@ def _build(cfg: TileConfig) -> Kernel:
                 c = acc[mi][ni]
                 ptx.mma(c, a_frag[mi], b_pair, c, shape="m16n8k16", dtype_a=elem)
 
-    @intrinsic
+    @_scope
     def store_c(acc: list, pc: Any, row0: Any, col0: Any, m: Any, n: Any) -> None:
         """Pack each accumulator pair to ``dtype`` and store the pairs inside C.
 
@@ -215,6 +227,27 @@ def _build(cfg: TileConfig) -> Kernel:
                     ptx.st(ptx.addr(ptr, 8 * ni * ELEM), packed, space="global", ty=b32,
                            pred=inside)  # fmt: skip
 
+    @_scope
+    def tile_origin(m: Any, n: Any) -> tuple[Any, Any]:
+        """The first row and column of C this CTA computes (grouped rasterization).
+
+        The grid is 1-D over the ``tiles_m x tiles_n`` output tiles. Consecutive CTAs walk
+        down a column of ``group_m`` tiles before moving right, so the CTAs resident at once
+        share ``group_m`` row strips of A and a few column strips of B in L2, instead of one
+        row strip of A and all of B (CUTLASS's threadblock swizzle, Triton's GROUP_M).
+        """
+        pid = reg.from_(ptx.special.ctaid.x(), u32)
+        tiles_m = (m + (bm - 1)) >> (bm.bit_length() - 1)
+        tiles_n = (n + (bn - 1)) >> (bn.bit_length() - 1)
+        per_group = tiles_n * group_m  # CTAs per group of group_m tile rows
+        first_m = (pid // per_group) * group_m
+        size_m = reg.scalar(u32)  # the last group may be shorter
+        ptx.min(size_m, tiles_m - first_m, group_m)
+        in_group = pid % per_group
+        m0 = (first_m + in_group % size_m) * bm
+        n0 = (in_group // size_m) * bn
+        return m0, n0
+
     def gemm(a: Any, b: Any, c: Any) -> None:
         m, n, k = ptx.param("m"), ptx.param("n"), ptx.param("k")
         pa, pb, pc = a.ptr(), b.ptr(), c.ptr()
@@ -222,8 +255,7 @@ def _build(cfg: TileConfig) -> Kernel:
         s_b = smem.alloc(elem, (stages, bk, bn), name="sB")
         base_a, base_b = smem.base(s_a), smem.base(s_b)
         tid = reg.from_(ptx.special.tid.x(), u32)
-        m0 = reg.from_(ptx.special.ctaid.y(), u32) * bm
-        n0 = reg.from_(ptx.special.ctaid.x(), u32) * bn
+        m0, n0 = tile_origin(m, n)
 
         # ---- copy plan: pointers, bounds, swizzled destinations (loop invariant) ----
         a_op = _Operand(bm, cfg.a_chunks, ra, cfg.threads, tid)
@@ -340,7 +372,7 @@ def _build(cfg: TileConfig) -> Kernel:
         in_specs=(Tile("M", "K", elem), Tile("K", "N", elem)),
         out_specs=(Tile("M", "N", elem),),
         raw_params=[("u32", "m"), ("u32", "n"), ("u32", "k")],
-        grid=lambda M, N: ((N + bn - 1) // bn, (M + bm - 1) // bm, 1),
+        grid=lambda M, N: (-(-M // bm) * -(-N // bn), 1, 1),
         block=(cfg.threads, 1, 1),
         arch="sm_80",
     )(gemm)
