@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -123,6 +124,23 @@ def test_refuses_what_it_cannot_take(
     a, b = torch.zeros(shape_a, dtype=dtype), torch.zeros(shape_b, dtype=dtype)
     with pytest.raises(KernelUnavailable, match=re.escape(message)):
         IMPL.call(a, b)
+
+
+def _stand_in(shape: tuple[int, int], **attributes: Any) -> SimpleNamespace:
+    """An object with an array's shape and dtype: checks that never reach a launch."""
+    return SimpleNamespace(shape=shape, dtype="bfloat16", **attributes)
+
+
+def test_refuses_sizes_beyond_32_bit_indices() -> None:
+    with pytest.raises(KernelUnavailable, match=re.escape("below 2^31")):
+        IMPL.call(_stand_in((2**31, 64)), _stand_in((64, 64)))
+
+
+def test_refuses_a_misaligned_cuda_tensor() -> None:
+    aligned = _stand_in((64, 64), is_cuda=True, data_ptr=lambda: 4096)
+    odd = _stand_in((64, 64), is_cuda=True, data_ptr=lambda: 4096 + 8)
+    with pytest.raises(KernelUnavailable, match=re.escape("b's data 16-byte aligned")):
+        IMPL.call(aligned, odd)
 
 
 def test_refuses_mixed_dtypes() -> None:

@@ -97,8 +97,8 @@ class _Operand:
     """One operand's copy plan: this thread's cp.async slots for a k-tile of A or B.
 
     The tile has ``rows`` rows of ``chunks`` 16-byte chunks; thread ``t`` copies chunk
-    ``t % chunks`` of rows ``t // chunks + p * rows_per_pass`` for each pass ``p`` (a warp
-    reads whole 64- or 256-byte row segments: coalesced). Each pass keeps its own 64-bit
+    ``t % chunks`` of rows ``t // chunks + p * rows_per_pass`` for each pass ``p``, so the
+    lanes of a warp read whole row segments (coalesced). Each pass keeps its own 64-bit
     global pointer, advanced by one k-tile after every copy, and its swizzled shared offset.
     """
 
@@ -109,9 +109,9 @@ class _Operand:
         self.row0 = tid >> (chunks.bit_length() - 1)  # chunks is a power of two
         self.chunk = tid & (chunks - 1)
         self.ptrs = [reg.scalar(u64) for _ in range(self.passes)]
-        self.ok = [reg.scalar(pred) for _ in range(self.passes)]
+        self.dst: list[tuple[Any, int]] = []  # per pass: (address register, immediate)
 
-    def shared_offsets(self, base: Any) -> list[Any]:
+    def shared_offsets(self, base: Any) -> list[tuple[Any, int]]:
         """The swizzled shared address of each pass's chunk in stage 0.
 
         Rows ``8j`` apart share the swizzle (:mod:`._gemm_tiles`), so passes whose rows are
@@ -140,24 +140,27 @@ def _build(cfg: TileConfig) -> Kernel:
     ra, rb = cfg.a_row_bytes, cfg.b_row_bytes
 
     @_scope
-    def load_k_tile(stage: int, a: _Operand, b: _Operand, a_dst: list, b_dst: list,
-                    a_room: Any, b_room: Any, b_step: Any) -> None:  # fmt: skip
+    def load_k_tile(stage: int, a: _Operand, b: _Operand, bounds: tuple) -> None:
         """cp.async the k-tile at the pointers into ``stage``; advance to the next k-tile.
 
-        ``a_room`` = K - k0 - 8 * (this thread's A chunk): the A chunk is inside K iff it is
-        positive. ``b_room`` = K - k0 - (this thread's first B row): B row ``+shift`` is
-        inside iff ``b_room > shift``. Out-of-range chunks are zero-filled (``ignore-src``
-        true: nothing is read, so their addresses may point anywhere).
+        ``bounds`` is (``a_rows_ok``, ``b_cols_ok``, ``a_room``, ``b_room``, ``b_step``):
+        A's row predicates per pass (row < M), B's column predicate (column < N), and two
+        count-downs: ``a_room`` = K - k0 - 8 * (this thread's A chunk), so the A chunk is
+        inside K iff ``a_room > 0``; ``b_room`` = K - k0 - (this thread's first B row), so B
+        row ``+shift`` is inside iff ``b_room > shift``. Chunks outside A or B are
+        zero-filled: ``ignore-src`` true reads nothing, so their addresses may point
+        anywhere.
         """
+        a_rows_ok, b_cols_ok, a_room, b_room, b_step = bounds
         for p in range(a.passes):
             ok = reg.scalar(pred)
-            ptx.setp(ok, a_room, 0, cmp="gt", bool_op="and", c=a.ok[p])
-            dst, imm = a_dst[p]
+            ptx.setp(ok, a_room, 0, cmp="gt", bool_op="and", c=a_rows_ok[p])
+            dst, imm = a.dst[p]
             ptx.cp.async_.cg(ptx.addr(dst, stage * a_stage + imm), a.ptrs[p], 16, ignore_src=~ok)
         for p in range(b.passes):
             ok = reg.scalar(pred)
-            ptx.setp(ok, b_room, p * b.rows_per_pass, cmp="gt", bool_op="and", c=b.ok[0])
-            dst, imm = b_dst[p]
+            ptx.setp(ok, b_room, p * b.rows_per_pass, cmp="gt", bool_op="and", c=b_cols_ok)
+            dst, imm = b.dst[p]
             ptx.cp.async_.cg(ptx.addr(dst, stage * b_stage + imm), b.ptrs[p], 16, ignore_src=~ok)
         ptx.cp.async_.commit_group()
         for ptr in a.ptrs:
@@ -263,13 +266,14 @@ def _build(cfg: TileConfig) -> Kernel:
         k2, n2 = k << 1, n << 1  # row strides of A and B in bytes
         a_col = reg.scalar(u64)  # A + 16 * chunk: the thread's column in every A row
         ptx.mad(a_col, a_op.chunk, CHUNK, pa, mode="wide")
+        a_rows_ok = []
         for p in range(a_op.passes):
             row = m0 + (a_op.row0 + p * a_op.rows_per_pass if p else a_op.row0)
-            ptx.setp(a_op.ok[p], row, m, cmp="lt")
+            a_rows_ok.append(row < m)
             ptx.mad(a_op.ptrs[p], row, k2, a_col, mode="wide")
         b_n = reg.scalar(u32)  # the first of the thread's 8 B columns
         ptx.mad(b_n, b_op.chunk, 8, n0, mode="lo")
-        ptx.setp(b_op.ok[0], b_n, n, cmp="lt")
+        b_cols_ok = b_n < n
         b_col = reg.scalar(u64)
         ptx.mad(b_col, b_n, ELEM, pb, mode="wide")
         for p in range(b_op.passes):
@@ -280,8 +284,9 @@ def _build(cfg: TileConfig) -> Kernel:
         a_room, b_room = reg.scalar(s32), reg.scalar(s32)
         ptx.sub(a_room, k, a_op.chunk << 3)
         ptx.sub(b_room, k, b_op.row0)
-        a_dst = a_op.shared_offsets(base_a)
-        b_dst = b_op.shared_offsets(base_b)
+        bounds = (a_rows_ok, b_cols_ok, a_room, b_room, b_step)
+        a_op.dst = a_op.shared_offsets(base_a)
+        b_op.dst = b_op.shared_offsets(base_b)
 
         # ---- ldmatrix plan: this lane's swizzled row addresses (loop invariant) ----
         lane, warp = tid & 31, tid >> 5
@@ -310,7 +315,7 @@ def _build(cfg: TileConfig) -> Kernel:
         # Prologue: k-tiles 0 .. stages-2 in flight, one commit group each; then k-tile 0's
         # first fragments into ``carry``, the registers each loop pass starts from.
         for s in range(stages - 1):
-            load_k_tile(s, a_op, b_op, a_dst, b_dst, a_room, b_room, b_step)
+            load_k_tile(s, a_op, b_op, bounds)
         ptx.cp.async_.wait_group(stages - 2)  # k-tile 0 has landed (for this thread) ...
         ptx.bar.sync(0)  # ... and for every thread
         carry = new_frags()
@@ -328,8 +333,7 @@ def _build(cfg: TileConfig) -> Kernel:
             for s in range(stages):
                 # k-tile t + stages - 1 goes into stage (t - 1) % stages, which every warp
                 # finished reading before the previous k-tile's barrier.
-                load_k_tile((s + stages - 1) % stages, a_op, b_op, a_dst, b_dst,
-                            a_room, b_room, b_step)  # fmt: skip
+                load_k_tile((s + stages - 1) % stages, a_op, b_op, bounds)
                 cur = carry
                 for kk in range(k_steps):
                     if kk + 1 < k_steps:
@@ -413,6 +417,20 @@ def _dtype_name(array: Any) -> str:
     return _DTYPE_NAMES.get(name, name)
 
 
+def _misaligned(array: Any) -> bool:
+    """Whether a CUDA torch tensor's data does not start on a 16-byte boundary.
+
+    cp.async copies 16 aligned bytes; a view into another tensor may start anywhere. Other
+    arrays (numpy and JAX, CPU tensors) are either aligned or copied by the emulator.
+    """
+    if not getattr(array, "is_cuda", False):
+        return False
+    try:
+        return bool(array.data_ptr() % 16)
+    except RuntimeError:  # a fake tensor under torch.compile: no address to check
+        return False
+
+
 def call(a: Any, b: Any, **config: Any) -> Any:
     """``a @ b`` on the Ampere GEMM: a (M, K), b (K, N) -> (M, N) in the input dtype.
 
@@ -430,7 +448,8 @@ def call(a: Any, b: Any, **config: Any) -> Any:
 
     Raises:
         KernelUnavailable: a dtype other than bf16/f16, mismatched dtypes or shapes, K or N
-            not a multiple of 8, or an empty M or N.
+            not a multiple of 8, an empty M or N, a size of 2^31 or more, or a CUDA tensor
+            not 16-byte aligned.
     """
     dtype = _dtype_name(a)
     if dtype not in _ELEMENT or _dtype_name(b) != dtype:
@@ -452,6 +471,16 @@ def call(a: Any, b: Any, **config: Any) -> Any:
         )
     if m == 0 or n == 0:
         raise KernelUnavailable(f"the Ampere GEMM has no work for an empty output ({m}, {n})")
+    if max(m, n, k) >= 2**31:
+        raise KernelUnavailable(
+            f"the Ampere GEMM takes sizes below 2^31 (32-bit index math), got ({m}, {n}, {k})"
+        )
+    for name, array in (("a", a), ("b", b)):
+        if _misaligned(array):
+            raise KernelUnavailable(
+                f"the Ampere GEMM needs {name}'s data 16-byte aligned (cp.async copies 16 "
+                f"bytes); pass {name}.clone()"
+            )
     return build(**{**config, "dtype": dtype})(a, b, m, n, k)
 
 
