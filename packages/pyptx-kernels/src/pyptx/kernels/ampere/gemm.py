@@ -15,14 +15,21 @@ The pipeline of one CTA (default ``128 x 128 x 32``, 2 x 2 warps of ``64 x 64``,
   and ``ldmatrix.x4.trans`` for B (a 16(k) x 16(n) block: two B fragments). ``.trans``
   because B's shared tile is k-major rows of n while mma wants each thread's B pair along k.
   Both tiles are XOR-swizzled (:mod:`._gemm_tiles`) so each ldmatrix phase is conflict free.
+  Fragments are double-buffered in registers: the ldmatrix of the next k16 step (across the
+  k-tile's barrier for the last one) is issued before the mma of the current one.
 * **Math**: ``mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}`` into 4 x 8 fragments of 4
   fp32 accumulators per thread (128 registers at the default tile).
 * **Epilogue**: ``cvt.rn.{bf16x2,f16x2}.f32`` packs the (col, col + 1) pairs and predicated
   ``st.global.b32`` writes the pairs that fall inside C.
+* **CTA order**: a 1-D grid walked ``group_m`` tile rows at a time, for L2 reuse.
+
+One ``bar.sync`` per k-tile, after ``cp.async.wait_group stages-2``, both publishes the next
+k-tile and frees the stage read one k-tile earlier (docs/guide/kernels/gemm.md explains each
+synchronization).
 
 Shape limits: K and N must be multiples of 8 (A's rows are K elements and B's rows N
-elements, copied in 16-byte pieces that must be 16-byte aligned); M is free. Anything else is
-refused with :class:`~pyptx.kernels.KernelUnavailable`.
+elements, copied in 16-byte pieces that must be 16-byte aligned); M is free; sizes below
+2^31. Anything else is refused with :class:`~pyptx.kernels.KernelUnavailable`.
 """
 
 from __future__ import annotations
@@ -494,8 +501,9 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
         build=build,
         call=call,
         notes=(
-            "mma.sync m16n8k16, ldmatrix(.trans), 4-stage cp.async ring, XOR-swizzled smem; "
-            "M, N, K are runtime scalars; K and N multiples of 8"
+            "mma.sync m16n8k16, ldmatrix(.trans), 4-stage cp.async ring with ignore-src edge "
+            "fill, XOR-swizzled smem; M, N, K are runtime scalars (one PTX for all shapes); "
+            "K and N must be multiples of 8"
         ),
     ),
 )
