@@ -150,7 +150,7 @@ def build_grouped_gemm(
     """The grouped GEMM kernel (1-CTA) for ``groups`` products sharing ``K`` and ``N``.
 
     Inputs: the groups' A stacked into ``(rows, K)``, their B stacked into
-    ``(groups, K, N)``, and the tile table ``(tiles, 4)`` u32 made by
+    ``(groups, K, N)``, and the tile table ``(tiles, 4)`` int32 made by
     :func:`._gemm_grouped.tile_table`: per 128-row tile its group, first row and the group's
     end row. Output: ``(rows, N)``, each group's rows where its A rows are. A tile may run
     past its group's end into the next group's rows of A; those rows are computed with the
