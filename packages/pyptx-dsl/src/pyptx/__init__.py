@@ -79,10 +79,17 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | set(_RUNTIME))
 
 
-if TYPE_CHECKING:
-    from . import ptx, reg, smem, types  # noqa: F401
-    from .dsl.errors import PtxDslError  # noqa: F401
-    from .dsl.intrinsic import intrinsic  # noqa: F401
-    from .dsl.kernel import Kernel, TensorArg, kernel  # noqa: F401
-    from .dsl.module import PtxFunction, PtxModule  # noqa: F401
-    from .dsl.tile import Layout, Tile  # noqa: F401
+if TYPE_CHECKING:  # the lazy names, spelled for type checkers (`X as X`: re-exported)
+    from . import ptx as ptx
+    from . import reg as reg
+    from . import smem as smem
+    from . import types as types
+    from .dsl.errors import PtxDslError as PtxDslError
+    from .dsl.intrinsic import intrinsic as intrinsic
+    from .dsl.kernel import Kernel as Kernel
+    from .dsl.kernel import TensorArg as TensorArg
+    from .dsl.kernel import kernel as kernel
+    from .dsl.module import PtxFunction as PtxFunction
+    from .dsl.module import PtxModule as PtxModule
+    from .dsl.tile import Layout as Layout
+    from .dsl.tile import Tile as Tile

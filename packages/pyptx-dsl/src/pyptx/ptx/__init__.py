@@ -23,6 +23,8 @@ Every function here emits exactly one PTX instruction, except the helpers listed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..dsl.control import bra, else_, if_, label, loop, new_label, range_
 from ..dsl.generic import inst
 from ..dsl.kernel import param
@@ -57,6 +59,32 @@ from . import (
     _wgmma,
 )
 from ._helpers import CORE_HELPERS
+
+if TYPE_CHECKING:  # what _export_families puts in this namespace, spelled for type checkers
+    from ._arith import *  # noqa: F403
+    from ._atomic import *  # noqa: F403
+    from ._bulk import *  # noqa: F403
+    from ._cluster import *  # noqa: F403
+    from ._compare import *  # noqa: F403
+    from ._convert import *  # noqa: F403
+    from ._cp_async import *  # noqa: F403
+    from ._epilogue import *  # noqa: F403
+    from ._fragments import *  # noqa: F403
+    from ._kloop import *  # noqa: F403
+    from ._logic import *  # noqa: F403
+    from ._matrix import *  # noqa: F403
+    from ._mbarrier import *  # noqa: F403
+    from ._memory import *  # noqa: F403
+    from ._mma import *  # noqa: F403
+    from ._named_barrier import *  # noqa: F403
+    from ._pipeline import *  # noqa: F403
+    from ._pointers import *  # noqa: F403
+    from ._reductions import *  # noqa: F403
+    from ._sync import *  # noqa: F403
+    from ._tcgen05 import *  # noqa: F403
+    from ._tma import *  # noqa: F403
+    from ._warp import *  # noqa: F403
+    from ._wgmma import *  # noqa: F403
 
 _FAMILIES = (
     _arith, _convert, _compare, _logic, _memory, _warp, _atomic, _sync, _cp_async, _bulk,

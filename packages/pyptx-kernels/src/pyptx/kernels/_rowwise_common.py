@@ -26,6 +26,7 @@ from typing import Any
 from pyptx import Tile, kernel, ptx, reg, smem
 from pyptx.dsl.kernel import Kernel
 from pyptx.reg import Reg
+from pyptx.smem import SharedAlloc
 from pyptx.types import b32, bf16, bf16x2, f16, f16x2, f32, u32, u64
 
 from ._registry import Implementation, KernelUnavailable
@@ -181,7 +182,7 @@ class RowSource:
     each pass reads ``x`` in global memory again.
     """
 
-    def __init__(self, spec: RowKernelSpec, x_row: Reg, row_smem: object | None) -> None:
+    def __init__(self, spec: RowKernelSpec, x_row: Reg, row_smem: SharedAlloc | None) -> None:
         self.spec, self.x_row = spec, x_row
         self.base = None if row_smem is None else smem.base(row_smem)
 
