@@ -133,6 +133,12 @@ def test_unaligned_rows_are_refused(
         impl.call(a, b)
 
 
+def test_a_ring_over_the_shared_memory_limit_is_refused() -> None:
+    assert GemmConfig(bn=256, stages=3).smem_bytes == 213_040
+    with pytest.raises(ValueError, match="needs 262208 bytes of shared memory"):
+        GemmConfig(bn=256, stages=4)
+
+
 # --------------------------------------------------------------------------------- ptxas
 
 

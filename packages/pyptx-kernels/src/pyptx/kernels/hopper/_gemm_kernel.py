@@ -75,6 +75,9 @@ bf16 = 64, e4m3 = 128), and the output is staged in 64-column (128-byte) slabs."
 WG_ROWS = 64
 """Rows of the tile one consumer warpgroup owns (the M of ``wgmma m64nNk*``)."""
 
+SMEM_LIMIT = 227 * 1024
+"""Shared memory one sm_90a CTA may allocate (dynamic, opted in above 48 KiB)."""
+
 _DTYPES = {"bf16": bf16, "e4m3": e4m3}
 
 
@@ -107,6 +110,12 @@ class GemmConfig:
             raise ValueError(f"cluster must be 1 or 2, got {self.cluster}")
         if self.grouped and self.dtype != "bf16":
             raise ValueError("the grouped GEMM takes bf16 only")
+        if self.smem_bytes > SMEM_LIMIT:
+            raise ValueError(
+                f"bn={self.bn} with {self.stages} stages needs {self.smem_bytes} bytes of "
+                f"shared memory, more than the {SMEM_LIMIT} an sm_90a CTA may use; use fewer "
+                "stages or a narrower tile"
+            )
 
     @property
     def bm(self) -> int:
@@ -150,7 +159,7 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
-        """Shared memory the kernel allocates (ring, staging, barriers)."""
+        """Shared memory the kernel allocates: the ring, the output staging, the barriers."""
         ring = self.stages * (self.a_stage_bytes + self.b_stage_bytes)
         return ring + self.c_bytes + 16 * self.stages
 
