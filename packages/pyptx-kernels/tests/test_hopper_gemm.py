@@ -93,9 +93,10 @@ def test_bf16_edges_numpy() -> None:
 
 
 def test_bf16_without_cluster_small_tiles() -> None:
-    """The cluster-of-1 path (no multicast) at 128 x 128 tiles, 2 stages, edge shape."""
-    a, b = _ints((136, 200)), _ints((200, 264))
-    out = gemm.gemm_bf16(_bf16(a), _bf16(b), bn=128, stages=2, cluster=1)
+    """No cluster (no multicast), 128 x 128 tiles, 2 stages, edges; the tile order in groups
+    of 3 row tiles: 4 x 3 tiles = a group of 3 rows and a last one of 1, on 4 CTAs."""
+    a, b = _ints((392, 200)), _ints((200, 264))
+    out = gemm.gemm_bf16(_bf16(a), _bf16(b), bn=128, stages=2, cluster=1, group_m=3)
     assert torch.equal(out, _reference(a, b))
 
 

@@ -91,6 +91,7 @@ class GemmConfig:
         stages: depth of the shared-memory ring.
         cluster: CTAs per cluster along N (1, or 2 to multicast the A tile).
         grouped: the grouped (MoE) form, with a tile-to-group table.
+        group_m: row tiles per group of the tile order (see :meth:`_Cta.walk`).
     """
 
     dtype: str = "bf16"
@@ -98,6 +99,7 @@ class GemmConfig:
     stages: int = 3
     cluster: int = 2
     grouped: bool = False
+    group_m: int = 8
 
     def __post_init__(self) -> None:
         if self.dtype not in _DTYPES:
@@ -106,6 +108,8 @@ class GemmConfig:
             raise ValueError(f"bn must be 64, 128, 192 or 256, got {self.bn}")
         if not 2 <= self.stages <= 8:
             raise ValueError(f"stages must be 2..8, got {self.stages}")
+        if self.group_m < 1:
+            raise ValueError(f"group_m must be at least 1, got {self.group_m}")
         if self.cluster not in (1, 2):
             raise ValueError(f"cluster must be 1 or 2, got {self.cluster}")
         if self.grouped and self.dtype != "bf16":
@@ -285,14 +289,17 @@ class _Cta:
     def walk(self, emit_tile: Callable[[Reg, Reg, Reg], None]) -> None:
         """Run ``emit_tile(tm, m0, n0)`` over this cluster's tiles: the persistent loop.
 
-        ``tm`` is the tile row, ``m0``/``n0`` the first row/column of this CTA's tile.
-        Cluster tile ``t`` covers rows ``bm * (t / pairs)`` and the ``t % pairs``-th pair of
-        ``bn``-column tiles; the next is ``t + gridDim / cluster`` (one device loop).
+        ``tm`` is the tile row, ``m0``/``n0`` the first row/column of this CTA's tile. The
+        cluster tiles (a row tile by a pair of column tiles) are numbered in groups of
+        ``group_m`` row tiles, down the rows first within a group, so that the tiles running
+        at the same time share A rows and B columns in L2; cluster ``i`` of ``g`` takes
+        tiles ``i``, ``i + g``, ... (one device loop, ``g`` from ``%nclusterid``).
         """
         cfg = self.cfg
         m_tiles, n_tiles = -(-self.shape.m // cfg.bm), -(-self.shape.n // cfg.bn)
         pairs = -(-n_tiles // cfg.cluster)
         count = m_tiles * pairs
+        group = min(cfg.group_m, m_tiles)
         t = reg.scalar(u32)
         ptx.mov(t, self.first)
         step = reg.from_(
@@ -300,14 +307,21 @@ class _Cta:
         )
         rank_cols = self.rank * cfg.bn
         with ptx.if_(t < count), ptx.loop("tile") as top:
-            tm = t / pairs if pairs > 1 else t
-            m0 = tm * cfg.bm
             n0 = reg.scalar(u32)
-            if pairs > 1:
-                ptx.mad(n0, t % pairs, cfg.cluster * cfg.bn, rank_cols, mode="lo")
-            else:
+            if pairs == 1:  # one column of tiles: plain order
+                tm = t
                 ptx.mov(n0, rank_cols)
-            emit_tile(tm, m0, n0)
+            else:
+                # Group g holds row tiles g * group .. + rows - 1 (rows < group for the last
+                # one) by every pair: index r in it is row r % rows, pair r / rows.
+                first_row = (t / (group * pairs)) * group
+                rows = reg.scalar(u32)
+                ptx.sub(rows, m_tiles, first_row)
+                ptx.min(rows, rows, group)
+                r = t - first_row * pairs
+                tm = first_row + r % rows
+                ptx.mad(n0, r / rows, cfg.cluster * cfg.bn, rank_cols, mode="lo")
+            emit_tile(tm, tm * cfg.bm, n0)
             ptx.add(t, t, step)
             ptx.bra(top, pred=t < count)
 

@@ -53,7 +53,14 @@ EXAMPLE_FP8: dict[str, Any] = {"m": 4096, "n": 4096, "k": 4096, **TILE_CONFIG}
 
 @lru_cache(maxsize=128)
 def build_bf16(
-    *, m: int, n: int, k: int, bn: int = 256, stages: int = 3, cluster: int = 2
+    *,
+    m: int,
+    n: int,
+    k: int,
+    bn: int = 256,
+    stages: int = 3,
+    cluster: int = 2,
+    group_m: int = 8,
 ) -> Kernel:
     """The bf16 GEMM kernel for an (m, k) x (k, n) problem (cached per configuration).
 
@@ -64,20 +71,28 @@ def build_bf16(
         bn: tile columns (64, 128, 192, 256).
         stages: shared-memory ring depth.
         cluster: CTAs per cluster along N (2: A multicast to both).
+        group_m: row tiles per group of the persistent tile order (L2 locality).
     """
-    cfg = GemmConfig("bf16", bn=bn, stages=stages, cluster=cluster)
+    cfg = GemmConfig("bf16", bn=bn, stages=stages, cluster=cluster, group_m=group_m)
     return build_kernel(cfg, GemmShape(m, n, k), "hopper_gemm_bf16")
 
 
 @lru_cache(maxsize=128)
 def build_fp8(
-    *, m: int, n: int, k: int, bn: int = 256, stages: int = 3, cluster: int = 2
+    *,
+    m: int,
+    n: int,
+    k: int,
+    bn: int = 256,
+    stages: int = 3,
+    cluster: int = 2,
+    group_m: int = 8,
 ) -> Kernel:
     """The e4m3 GEMM kernel for an (m, k) x (k, n) problem, B given as (n, k) (cached).
 
     Args as for :func:`build_bf16`.
     """
-    cfg = GemmConfig("e4m3", bn=bn, stages=stages, cluster=cluster)
+    cfg = GemmConfig("e4m3", bn=bn, stages=stages, cluster=cluster, group_m=group_m)
     return build_kernel(cfg, GemmShape(m, n, k), "hopper_gemm_e4m3")
 
 
@@ -115,7 +130,8 @@ def gemm_bf16(a: Any, b: Any, **tiles: Any) -> Any:
     Args:
         a: (M, K) bf16, row-major.
         b: (K, N) bf16, row-major.
-        **tiles: overrides of :data:`TILE_CONFIG` (``bn``, ``stages``, ``cluster``).
+        **tiles: overrides of :data:`TILE_CONFIG` (``bn``, ``stages``, ``cluster``,
+            ``group_m``).
 
     Returns:
         The (M, N) bf16 product, in ``a``'s library and on its device.

@@ -64,6 +64,7 @@ def build(
     bn: int = 256,
     stages: int = 3,
     cluster: int = 2,
+    group_m: int = 8,
 ) -> Kernel:
     """The grouped kernel over ``m`` padded rows (a multiple of 128) and ``groups`` experts.
 
@@ -75,8 +76,9 @@ def build(
         bn: tile columns (64, 128, 192, 256).
         stages: shared-memory ring depth.
         cluster: CTAs per cluster along N (2: A multicast to both).
+        group_m: row tiles per group of the persistent tile order (L2 locality).
     """
-    cfg = GemmConfig("bf16", bn=bn, stages=stages, cluster=cluster, grouped=True)
+    cfg = GemmConfig("bf16", bn=bn, stages=stages, cluster=cluster, grouped=True, group_m=group_m)
     return build_kernel(cfg, GemmShape(m, n, k, groups), "hopper_grouped_gemm_bf16")
 
 
