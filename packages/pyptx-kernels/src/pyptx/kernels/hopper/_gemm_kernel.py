@@ -18,19 +18,19 @@ Roles (384 threads, three warpgroups):
   loads;
 * warpgroups 1 and 2, the **consumers**, take the registers (``setmaxnreg.inc``), each owns
   64 rows of the ``bm = 128`` row tile: it waits on ``full``, issues ``bk / 16`` (bf16) or
-  ``bk / 32`` (e4m3) ``wgmma.mma_async`` m64n``bn`` into fp32 registers, waits for them and
-  releases the stage on ``empty``; after the tile's last k-tile it runs the TMA-store
-  epilogue while the producer already streams the next tile.
+  ``bk / 32`` (e4m3) ``wgmma.mma_async`` m64n``bn`` into fp32 registers, keeps them in
+  flight while it releases the previous k-tile's stage on ``empty``; after the tile's last
+  k-tile it runs the TMA-store epilogue while the producer already streams the next tile.
 
 The ring index and its phase parity live in registers (:class:`_Ring`) and run on across
 tiles, so a tile may start at any stage and K need not be a multiple of ``bk * stages``.
 
 Persistent schedule: with a cluster of ``c`` CTAs along N (``c`` = 1 or 2), a *cluster tile*
 is ``bm`` rows by ``c * bn`` columns; cluster ``i`` of ``g`` processes cluster tiles ``i``,
-``i + g``, ``i + 2g``... (row-major over (m, n)); CTA rank ``r`` takes the ``r``-th ``bn``
-columns. Both CTAs of a pair read the same A rows, so each loads half of them
-(``bm / 2`` rows) with ``.multicast::cluster``: the box lands at the same offset in both CTAs
-and counts towards both CTAs' ``full`` transaction counts.
+``i + g``, ``i + 2g``... (numbered in groups of ``group_m`` row tiles for L2 reuse); CTA
+rank ``r`` takes the ``r``-th ``bn`` columns. Both CTAs of a pair read the same A rows, so
+each loads half of them (``bm / 2`` rows) with ``.multicast::cluster``: the box lands at
+the same offset in both CTAs and counts towards both CTAs' ``full`` transaction counts.
 
 Edges: TMA fills out-of-bounds elements of a load with zeros (so a partial k-tile adds
 nothing) and clips out-of-bounds elements of a store, so M, N and K need not be tile
