@@ -1,6 +1,7 @@
 """Development sessions for the pyptx monorepo.
 
-`nox` runs the default sessions (tests for each package, integration, lint, typecheck, layers);
+`nox` runs the default sessions (tests of each light package, frameworks: the runtime, kernel
+and cross-package tests in one virtualenv, lint, typecheck, layers);
 `nox -l` lists everything; `nox -s NAME` runs one session (`nox -s "tests(parser)"` for one
 package). Every session gets a fresh virtualenv (pass `-r` to reuse them).
 """
@@ -19,7 +20,7 @@ import nox
 nox.needs_version = ">=2024.4.15"
 # uv makes the many small installs much faster, but it is optional.
 nox.options.default_venv_backend = "uv" if shutil.which("uv") else "venv"
-nox.options.sessions = ["tests", "integration", "lint", "typecheck", "layers"]
+nox.options.sessions = ["tests", "frameworks", "lint", "typecheck", "layers"]
 nox.options.error_on_external_run = True
 
 ROOT = Path(__file__).resolve().parent
@@ -34,7 +35,11 @@ PACKAGES = (
     "pyptx-runtime",
     "pyptx-kernels",
 )
-TEST_TOOLS = ("pytest>=8.0", "hypothesis>=6.100")
+TEST_TOOLS = ("pytest>=8.0", "pytest-xdist>=3.5", "hypothesis>=6.100")
+# pytest-xdist: one worker per core. `loadfile` keeps a test file on one worker, so a
+# module-scoped fixture (a traced kernel, an emulated launch) is built once per run, not once
+# per worker. `nox -- -n 0` (or any -n/--dist of your own) overrides it.
+XDIST = ("-n", "auto", "--dist", "loadfile")
 # ptxas for the offline assembly checks; tests locate it themselves. Only the nvcc wheel is
 # needed (ptxas is a static binary), so its NVVM/CRT/runtime dependencies are not installed.
 # Pinned to the release the corpus and the emulator's compiled kernels were generated with, so
@@ -48,7 +53,10 @@ NVDISASM_WHEEL = "nvidia-cuda-nvdisasm==13.5.*"
 # The frameworks pyptx-runtime's extras bring, for its tests and the cross-package tests.
 # torch is pinned to the CPU build (an unpinned torch resolves to a multi-GB CUDA build).
 FRAMEWORKS = ("torch==2.13.0", "jax>=0.6")
-PACKAGES_NEEDING_FRAMEWORKS = frozenset({"pyptx-runtime", "pyptx-kernels"})
+# These packages' tests and the cross-package tests share one virtualenv (`frameworks`): it
+# holds all six packages and the frameworks, which take most of a session's install time.
+FRAMEWORK_PACKAGES = ("pyptx-runtime", "pyptx-kernels")
+OWN_VENV_PACKAGES = tuple(name for name in PACKAGES if name not in FRAMEWORK_PACKAGES)
 
 RUFF = "ruff>=0.17,<0.18"
 MYPY = "mypy>=2.4,<2.5"
@@ -110,27 +118,40 @@ def _test_dirs() -> list[str]:
     return [str(path.relative_to(ROOT)) for path in dirs if path.is_dir()]
 
 
+def _pytest_args(session: nox.Session, target: str) -> list[str]:
+    """pytest's arguments for one tests/ directory: xdist workers unless posargs choose."""
+    own = ("-n", "--numprocesses", "--dist")
+    chosen = any(a.startswith(own) for a in session.posargs)
+    return [target, "-m", "not gpu", *(() if chosen else XDIST), *session.posargs]
+
+
 @nox.session
-@nox.parametrize("package", PACKAGES, ids=[name.removeprefix("pyptx-") for name in PACKAGES])
+@nox.parametrize(
+    "package", OWN_VENV_PACKAGES, ids=[name.removeprefix("pyptx-") for name in OWN_VENV_PACKAGES]
+)
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests with only that package and what it declares installed."""
-    needed = _with_siblings(package)
-    pins = (PTXAS_WHEEL, *FRAMEWORKS) if package in PACKAGES_NEEDING_FRAMEWORKS else ()
-    _install_local(session, needed, pins=pins)
+    _install_local(session, _with_siblings(package))
     session.install(*TEST_TOOLS)
     if package in PACKAGES_NEEDING_PTXAS:
         session.install("--no-deps", PTXAS_WHEEL)
     if package == "pyptx-dsl":
         session.install("--no-deps", NVDISASM_WHEEL)
-    session.run("pytest", f"packages/{package}/tests", "-m", "not gpu", *session.posargs)
+    session.run("pytest", *_pytest_args(session, f"packages/{package}/tests"))
 
 
 @nox.session
-def integration(session: nox.Session) -> None:
-    """Run the cross-package tests in tests/ (install matrix included) on all six packages."""
+def frameworks(session: nox.Session) -> None:
+    """Run pyptx-runtime's, pyptx-kernels' and the cross-package tests in one virtualenv.
+
+    All six packages editable with ptxas and the CPU builds of torch and JAX; one pytest per
+    tests/ directory (their helper modules may share names). `nox -s frameworks -- ARGS`
+    passes ARGS to each run.
+    """
     _install_local(session, PACKAGES, pins=(PTXAS_WHEEL, *FRAMEWORKS))
     session.install(*TEST_TOOLS)
-    session.run("pytest", "tests", "-m", "not gpu", *session.posargs)
+    for target in (*(f"packages/{name}/tests" for name in FRAMEWORK_PACKAGES), "tests"):
+        session.run("pytest", *_pytest_args(session, target))
 
 
 @nox.session
