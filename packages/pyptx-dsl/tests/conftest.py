@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 from codegen_testing import skip_if_ptxas_too_old
+from hypothesis_profiles import load_hypothesis_profile
 
 from pyptx.dsl.tools import find_tool
+
+load_hypothesis_profile()
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import pytest
 from codegen_testing import run_generated
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.codegen import ptx_to_python
 from pyptx.codegen._literals import comment, identifier, string
@@ -113,7 +114,7 @@ def test_hostile_ptx_with_sugar_is_safe_too() -> None:
     assert not hasattr(builtins, "PYPTX_PWNED")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=st.text(st.characters(blacklist_characters="\n\r\x00", blacklist_categories=("Cs",))))
 def test_any_comment_text_round_trips_safely(text: str) -> None:
     ptx = f".version 8.0\n.target sm_90a // {text}\n.entry k()\n{{\n\tret; //{text}\n}}\n"
@@ -123,7 +124,7 @@ def test_any_comment_text_round_trips_safely(text: str) -> None:
     assert run_generated(code).module.ptx() == ptx
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(st.characters(blacklist_categories=("Cs",))))
 def test_string_literals_are_exact_and_inert(text: str) -> None:
     lit = string(text)
@@ -132,7 +133,7 @@ def test_string_literals_are_exact_and_inert(text: str) -> None:
     assert isinstance(tree.body, ast.Constant) and tree.body.value == text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(st.characters(blacklist_categories=("Cs",))))
 def test_comments_stay_on_one_line(text: str) -> None:
     line = comment(text)

@@ -17,6 +17,7 @@ import pytest
 from codegen_testing import assemble_cubin, find_ptxas, run_generated, text_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.codegen import module_to_python, ptx_to_python
 from pyptx.codegen.alpha import alpha_equivalent
@@ -252,19 +253,19 @@ def programs(draw: st.DrawFn) -> str:
 
 
 @pytest.mark.parametrize("passes", PASS_SETS, ids=PASS_IDS)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs())
 def test_generated_programs_keep_the_program(source: str, passes: tuple[object, ...]) -> None:
     assert_same_program(source, pass_output(source, passes))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs())
 def test_generated_programs_keep_the_machine_code(source: str) -> None:
     assert_same_machine_code(source, pass_output(source, tuple(SUGAR_PASSES)))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs())
 def test_transpile_output_always_checks(source: str) -> None:
     out = str(run_generated(ptx_to_python(source, sugar=True)).module.ptx())

@@ -12,6 +12,7 @@ import pytest
 from emu_testing import module
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import launch
 
@@ -147,7 +148,7 @@ def inputs_for(case: Case) -> st.SearchStrategy[list[list[int]]]:
 
 
 PROPERTY = settings(
-    max_examples=12,
+    max_examples=examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

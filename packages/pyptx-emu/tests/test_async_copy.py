@@ -10,6 +10,7 @@ import pytest
 from emu_testing import checked_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from reduce_reference import FORMATS, ref_float, ref_int
 
 from pyptx.emu import EmuError, OutOfBounds, launch
@@ -508,7 +509,7 @@ def test_bulk_reduction_into_global_memory(op: str, ty: str) -> None:
     np.testing.assert_array_equal(got, np.array(want, dtype=np.uint64).astype(dst.dtype))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 0xFFFF), st.integers(0, 0xFFFF))
 def test_bf16_addition_rounds_once(a: int, b: int) -> None:
     # The helper the reductions use, against exact rational arithmetic.

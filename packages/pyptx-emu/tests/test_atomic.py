@@ -19,6 +19,7 @@ import pytest
 from emu_testing import find_ptxas, module, ptxas_accepts, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import EmuError, Misaligned, NotEmulated, launch
 
@@ -624,7 +625,7 @@ FLOAT_CASES = [
 
 
 @pytest.mark.parametrize("op, ty, space", FLOAT_CASES)
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(data=st.data())
 def test_float_add_rounds_each_update_in_order(op: str, ty: str, space: str, data: Any) -> None:
     fmt = ty.removesuffix("x2")
@@ -659,7 +660,9 @@ HALF_MINMAX = [("min", "f16", 8), ("max", "bf16", 4), ("min", "f16x2", 2), ("max
 
 
 @pytest.mark.parametrize("op, ty, vec", HALF_MINMAX)
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.large_base_example])
+@settings(
+    max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.large_base_example]
+)
 @given(data=st.data())
 def test_half_min_max_vectors(op: str, ty: str, vec: int, data: Any) -> None:
     fmt = ty.removesuffix("x2")

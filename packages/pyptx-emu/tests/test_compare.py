@@ -16,6 +16,7 @@ import pytest
 from float_harness import UINT, assembles, bit_patterns, flush, launch_op, operands, values
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 FLOAT_CMP: dict[str, Callable[[float, float], bool]] = {
     "eq": operator.eq,
@@ -62,7 +63,7 @@ def test_setp_on_floats(fmt: str, cmp: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["f32", "f64"])
 @given(data=st.data())
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 def test_setp_on_hypothesis_bit_patterns(fmt: str, data: st.DataObject) -> None:
     cmp = data.draw(st.sampled_from(CMPS))
     a, b = data.draw(bit_patterns(fmt)), data.draw(bit_patterns(fmt))

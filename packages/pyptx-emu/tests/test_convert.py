@@ -30,6 +30,7 @@ from float_harness import (
 from float_reference import E2M1, E2M3, E3M2, ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import NotEmulated, launch
 
@@ -282,7 +283,7 @@ def test_narrowing_float_conversions(dtype: str, atype: str, mode: str) -> None:
 
 
 @given(data=st.data())
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 def test_conversions_of_hypothesis_bit_patterns(data: st.DataObject) -> None:
     atype = data.draw(st.sampled_from(["f32", "f64"]))
     dtype = data.draw(st.sampled_from(["f16", "bf16", *(["f32"] if atype == "f64" else [])]))

@@ -40,6 +40,7 @@ from float_harness import (
 from float_reference import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import NotEmulated
 
@@ -98,7 +99,7 @@ def test_ftz_and_sat_on_f32(op: str, mode: str) -> None:
 @pytest.mark.parametrize("fmt", ["f32", "f64"])
 @pytest.mark.parametrize("op", ["add", "mul", "fma", "div"])
 @given(data=st.data())
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 def test_arithmetic_on_hypothesis_bit_patterns(fmt: str, op: str, data: st.DataObject) -> None:
     mode = data.draw(st.sampled_from(["rn", "rz", "rm", "rp"]))
     ins = [data.draw(bit_patterns(fmt)) for _ in range(3 if op == "fma" else 2)]

@@ -22,6 +22,7 @@ import pytest
 from emu_testing import module, ptxas_accepts, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import Deadlock, EmuError, Misaligned, NotEmulated, launch
 from pyptx.emu._ops.matrix_fma import fma
@@ -724,7 +725,7 @@ def test_f64_mma_is_a_chain_of_fused_multiply_adds(rnd: str) -> None:
 _FINITE = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_FINITE, _FINITE, _FINITE, st.sampled_from(["rn", "rz", "rm", "rp"]))
 def test_fma_helper_rounds_once_in_every_mode(a: float, b: float, c: float, mode: str) -> None:
     exact = Fraction(a) * Fraction(b) + Fraction(c)

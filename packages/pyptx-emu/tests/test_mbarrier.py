@@ -10,6 +10,7 @@ import pytest
 from emu_testing import checked_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import DataRace, Deadlock, EmuError, Misaligned, _mbar, launch
 from pyptx.emu._errors import Fault
@@ -475,7 +476,7 @@ _OPS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(counts=st.lists(st.integers(1, 6), min_size=3, max_size=3), ops=_OPS)
 def test_vectorized_arrivals_match_one_at_a_time(counts: list[int], ops: list[Any]) -> None:
     m = _machine()

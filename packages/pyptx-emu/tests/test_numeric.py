@@ -16,6 +16,7 @@ import pytest
 from float_reference import E2M1, E2M3, E3M2, MODES, ref, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu._numeric import (
     BF16,
@@ -45,7 +46,7 @@ _FMT = {"f64": F64, "f32": F32, "f16": F16, "bf16": BF16, "tf32": TF32}
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_the_reference_agrees_with_numpy_round_to_nearest(x: float) -> None:
     with np.errstate(all="ignore"):
         assert ref(Fraction(x), "f32", "rn") == float(np.float32(x))
@@ -117,7 +118,7 @@ SMALL = [PtxType.E4M3, PtxType.E5M2, PtxType.E2M3, PtxType.E3M2, PtxType.E2M1]
 
 @pytest.mark.parametrize("ty", SMALL, ids=lambda t: t.value)
 @given(data=st.data())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_encode_rounds_to_nearest_even_within_range(ty: PtxType, data: st.DataObject) -> None:
     top = FORMATS[ty].max_finite
     x = data.draw(st.floats(-top, top, allow_subnormal=True))
@@ -202,7 +203,7 @@ finite32 = st.floats(allow_nan=False, allow_infinity=False, width=32)
 @pytest.mark.parametrize("fmt", ["f32", "f16", "bf16", "tf32"])
 @pytest.mark.parametrize("mode", [*MODES, "rna"])
 @given(a=finite32, b=finite32)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_round_exact_of_sums_and_products(fmt: str, mode: str, a: float, b: float) -> None:
     for hi, tail, exact in (
         (*exact_sum(np.array([a]), np.array([b])), Fraction(a) + Fraction(b)),
@@ -215,7 +216,7 @@ def test_round_exact_of_sums_and_products(fmt: str, mode: str, a: float, b: floa
 
 @pytest.mark.parametrize("mode", MODES)
 @given(a=finite64, b=finite64, c=finite64)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_float64_transforms_are_exact(mode: str, a: float, b: float, c: float) -> None:
     x, y, z = Fraction(a), Fraction(b), Fraction(c)
     arrays = [np.array([v]) for v in (a, b, c)]
@@ -239,7 +240,7 @@ def test_float64_transforms_are_exact(mode: str, a: float, b: float, c: float) -
 
 
 @given(a=st.floats(min_value=5e-324, allow_infinity=False))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_sqrt_tail_brackets_the_root(a: float) -> None:
     hi, tail = exact_sqrt(np.array([a]))
     for mode in MODES:
@@ -265,7 +266,7 @@ def test_fast_paths_flag_the_extremes() -> None:
 @pytest.mark.parametrize("fmt", ["f16", "bf16", "f32", "f64"])
 @pytest.mark.parametrize("mode", MODES)
 @given(st.integers(-(2**63), 2**64 - 1))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_round_integer_is_exact_for_64_bit_integers(fmt: str, mode: str, n: int) -> None:
     dtype = np.int64 if n < 0 else np.uint64
     got = float(round_integer(np.array([n], dtype=dtype), _FMT[fmt], Rounding(mode))[0])

@@ -10,6 +10,7 @@ import pytest
 from emu_testing import checked_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from reduce_reference import ref_float, ref_int
 
 from pyptx.emu import (
@@ -753,7 +754,7 @@ def test_tensormap_replace_then_load_through_the_edited_copy() -> None:
     np.testing.assert_array_equal(out, want.reshape(-1))
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     rank=st.integers(1, 5),
     dims=st.lists(st.integers(1, 2**32 - 1), min_size=5, max_size=5),

@@ -14,6 +14,7 @@ import pytest
 from emu_testing import find_ptxas, module, ptxas_accepts, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import Deadlock, EmuError, launch
 
@@ -125,7 +126,7 @@ def test_shfl_sync_follows_the_pseudocode(mode: str, b: int, c: int) -> None:
     np.testing.assert_array_equal(out[:, 1], [int(ok) for _, ok in expect])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     mode=st.sampled_from(["up", "down", "bfly", "idx"]),
     b=st.lists(st.integers(0, FULL), min_size=32, max_size=32),
@@ -459,7 +460,7 @@ _REDUCE = {
 }
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     values=st.lists(st.integers(0, FULL), min_size=32, max_size=32),
     n=st.sampled_from([32, 7]),
@@ -508,7 +509,7 @@ def test_redux_sync_f32(case: int, op: str, absolute: bool, propagate: bool) -> 
     assert (out[:, 0] == want).all(), hex(int(out[0, 0]))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     codes=st.lists(
         st.one_of(st.integers(0, FULL), st.sampled_from([0, 0x8000_0000, 0x7FC0_0000])),

@@ -18,6 +18,7 @@ import pytest
 from emu_testing import module, ptxas_accepts, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from pyptx.emu import DataRace, EmuError, NotEmulated, OutOfBounds, UninitializedRead, launch
 from pyptx.emu._ops import _gmma_layout as layout
@@ -930,7 +931,7 @@ def _f16_bits(draw_seed: int, window: int, specials: float) -> np.ndarray:
     return bits.astype(np.uint16)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     window=st.integers(0, 26),

@@ -1,20 +1,19 @@
 """Property tests: mutated corpus files either parse and round-trip, or raise PtxSyntaxError.
 
-Set PYPTX_FUZZ_EXAMPLES (e.g. 20000) for a long run.
+PYPTX_HYPOTHESIS=long runs 20 times as many fresh examples.
 """
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from ptxas_tools import corpus_files, read
 
 from pyptx.emitter import emit
 from pyptx.parser import PtxSyntaxError, parse
 
-EXAMPLES = int(os.environ.get("PYPTX_FUZZ_EXAMPLES", "300"))
+EXAMPLES = examples(300)
 SOURCES = [read(p) for p in corpus_files() if p.stat().st_size < 20_000]
 ALPHABET = [*list('{}[]();,.:@!|%$_-+*/"\\<>=#\n\t 0123456789abcxyz'), "/*", "*/", "//", "\x00"]
 
