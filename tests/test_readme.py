@@ -45,3 +45,16 @@ def test_the_launch_example_runs() -> None:
 @pytest.mark.parametrize("needle", ["from pyptx.parser import parse", "from pyptx import Tile"])
 def test_the_other_examples_are_still_there(needle: str) -> None:
     assert any(needle in b for b in _python_blocks())
+
+
+def test_the_kernel_library_example_runs() -> None:
+    (block,) = [b for b in _python_blocks() if "pyptx.kernels" in b]
+    namespace: dict[str, object] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    import numpy as np
+
+    x, w = namespace["x"], namespace["w"]
+    assert isinstance(x, np.ndarray) and isinstance(w, np.ndarray)
+    ref = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-6) * w
+    for name in ("y", "y80"):
+        np.testing.assert_allclose(namespace[name], ref, rtol=1e-5, atol=1e-6)
