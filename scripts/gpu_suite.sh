@@ -266,7 +266,9 @@ main() {
         echo "GPU suite passed; logs and reports in $OUT"
     fi
     if ((${#SKIPPED[@]})); then
-        printf 'INCOMPLETE: skipped for lack of time: %s\n' "$(IFS=';'; echo "${SKIPPED[*]}")"
+        printf 'INCOMPLETE: skipped for lack of time:'
+        printf ' [%s]' "${SKIPPED[@]}"
+        printf '\n'
     fi
     echo "total: ${SECONDS}s of a ${DEADLINE}s deadline"
     return "$failed"
