@@ -23,8 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyptx import Tile, kernel, ptx, reg, smem
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel, Tile, kernel, ptx, reg, smem
 from pyptx.reg import Reg
 from pyptx.smem import SharedAlloc
 from pyptx.types import b32, bf16, bf16x2, f16, f16x2, f32, u32, u64

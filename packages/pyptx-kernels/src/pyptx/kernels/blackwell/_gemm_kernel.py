@@ -37,12 +37,10 @@ descriptors"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from pyptx import ptx as _ptx
-from pyptx import reg, smem
+from pyptx import ptx, reg, smem
 from pyptx.dsl import umma
-from pyptx.dsl.regs import Reg
+from pyptx.reg import Reg
 from pyptx.types import b32, bf16, bf16x2, f32, u32, u64
 
 __all__ = [
@@ -68,10 +66,6 @@ MMA_K = 16
 """K of one ``tcgen05.mma.kind::f16``."""
 THREADS = 128
 """Four warps: TMEM lanes are split in four 32-lane quarters, one per warp."""
-
-ptx: Any = _ptx
-"""``pyptx.ptx``, whose instruction namespaces are assembled at import time (so a type checker
-cannot see them)."""
 
 A_STAGE = BM * BK * 2
 B_CHUNK = BK * CHUNK * 2

@@ -31,9 +31,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from pyptx import reg
-from pyptx.dsl.kernel import Kernel, kernel
-from pyptx.dsl.tile import Layout, Tile
+from pyptx import Kernel, Layout, Tile, kernel, reg
 from pyptx.types import bf16, s32, u32, u64
 
 from .._registry import Implementation, KernelUnavailable

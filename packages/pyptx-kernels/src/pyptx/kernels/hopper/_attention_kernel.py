@@ -56,18 +56,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pyptx import ptx as _ptx_module
-from pyptx import reg, smem
-from pyptx.dsl.kernel import Kernel, TensorArg, kernel
-from pyptx.dsl.regs import Reg
-from pyptx.dsl.shared import MbarrierArray, SharedAlloc
-from pyptx.dsl.tile import Layout, Tile
+from pyptx import Kernel, Layout, TensorArg, Tile, kernel, ptx, reg, smem
+from pyptx.reg import Reg
+from pyptx.smem import MbarrierArray, SharedAlloc
 from pyptx.types import bf16, bf16x2, f16, f16x2, f32, pred, s32, u32, u64
 
 __all__ = ["BM", "BN", "HEAD_DIMS", "STAGES", "THREADS", "attention_kernel"]
-
-# pyptx.ptx re-exports its instruction families at import time, which mypy cannot follow.
-ptx: Any = _ptx_module
 
 BM = 128
 """Query rows per CTA: two consumer warpgroups of 64 rows."""

@@ -44,18 +44,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pyptx import ptx as _ptx
-from pyptx import reg, smem
-from pyptx.dsl.kernel import Kernel, kernel
-from pyptx.dsl.regs import Reg
-from pyptx.dsl.tile import Layout, Tile
+from pyptx import Kernel, Layout, Tile, kernel, ptx, reg, smem
+from pyptx.reg import Reg
 from pyptx.types import bf16, bf16x2, e4m3, s32, u32, u64
 
 __all__ = ["GemmConfig", "GemmShape", "build_kernel", "ctas_for"]
-
-ptx: Any = _ptx
-"""``pyptx.ptx``, typed loosely: its instruction families are exported at import time, which
-a type checker cannot follow."""
 
 THREADS = 384
 """One producer and two consumer warpgroups."""

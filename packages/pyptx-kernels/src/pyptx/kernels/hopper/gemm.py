@@ -22,7 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel
 
 from .._registry import Implementation, KernelUnavailable
 from ._gemm_arrays import sm_count, transposed

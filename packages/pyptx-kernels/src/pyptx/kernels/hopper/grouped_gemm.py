@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel
 
 from .._registry import Implementation, KernelUnavailable
 from ._gemm_arrays import concat_columns, like, pack_rows, sm_count, split_rows, zeros
