@@ -5,23 +5,18 @@ bf16 rounding: the kernels must match ``(a.float() @ b.float()).bfloat16()`` bit
 (``rtol=0, atol=0``). Each configuration is emulated once (module-scoped fixtures): a tile-
 multiple shape and an edge shape that is not a multiple of the tile in M, N or K and has more
 k-tiles than pipeline stages (the ring wraps around and the phases flip), with the emulator's
-shared-memory race checker on.
+shared-memory race checker on (conftest).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import kernels_testing as kt
 import numpy as np
 import pytest
 
-from pyptx.dsl.tools import find_tool
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.blackwell import gemm
 from pyptx.kernels.blackwell._gemm_grouped import tile_table
@@ -29,7 +24,6 @@ from pyptx.kernels.blackwell._gemm_grouped import tile_table
 torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(20261127)
-CHECK_RACES_ENV = "PYPTX_EMU_CHECK_RACES"
 IMPLS = {impl.name: impl for impl in gemm.IMPLEMENTATIONS}
 
 
@@ -40,18 +34,6 @@ def _ints(*shape: int) -> Any:
 
 def _reference(a: Any, b: Any) -> Any:
     return (a.float() @ b.float()).to(torch.bfloat16)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _races() -> Iterator[None]:
-    """Every emulated launch runs with the shared-memory race checker."""
-    previous = os.environ.get(CHECK_RACES_ENV)
-    os.environ[CHECK_RACES_ENV] = "1"
-    yield
-    if previous is None:
-        del os.environ[CHECK_RACES_ENV]
-    else:
-        os.environ[CHECK_RACES_ENV] = previous
 
 
 def _run_gemm(m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
@@ -203,35 +185,17 @@ def test_first_mma_of_the_loop_overwrites_the_accumulator(name: str) -> None:
     assert mmas[0].startswith("%p") and mmas[1:] == ["1", "1", "1"]
 
 
-def _ptxas_v(ptx: str) -> tuple[int, int]:
-    """(registers, spill bytes stored + loaded) that ``ptxas -v -arch=sm_100a`` reports."""
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        pytest.skip("ptxas not found (pip install nvidia-cuda-nvcc)")
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "k.ptx"
-        src.write_text(ptx)
-        run = subprocess.run(
-            [ptxas, "-v", "-arch=sm_100a", "-o", str(Path(d) / "k.cubin"), str(src)],
-            capture_output=True,
-            text=True,
-        )
-    assert run.returncode == 0, run.stderr
-    regs = re.search(r"Used (\d+) registers", run.stderr)
-    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", run.stderr)
-    assert regs and spills, run.stderr
-    return int(regs.group(1)), int(spills.group(1)) + int(spills.group(2))
-
-
 # ptxas 13.5 -v, sm_100a, at each configuration (docs/guide/kernels/gemm_blackwell.md).
 REGISTERS = {"gemm_1cta": 64, "gemm_2cta": 64, "grouped": 58}
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_assembles_for_sm_100a_without_spills(name: str) -> None:
-    regs, spills = _ptxas_v(CONFIGS[name]().ptx())
-    assert spills == 0
-    assert regs == REGISTERS[name]
+def test_assembles_for_sm_100a_without_spills(name: str, ptxas: str) -> None:
+    kernel = CONFIGS[name]()
+    assert kernel.arch == "sm_100a"
+    usage = kt.ptxas_usage(kernel, ptxas)
+    assert (usage.spill_stores, usage.spill_loads) == (0, 0)
+    assert usage.registers == REGISTERS[name]
 
 
 def test_implementations_are_listed() -> None:
@@ -244,19 +208,11 @@ def test_implementations_are_listed() -> None:
 # ------------------------------------------------------------------------------- GPU
 
 
-def _sm100() -> None:
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device visible to torch")
-    major, minor = torch.cuda.get_device_capability()
-    if (major, minor) != (10, 0):
-        pytest.skip(f"needs sm_100a, found sm_{major}{minor}")
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("cta_group", [1, 2])
 @pytest.mark.parametrize("shape", [(128, 128, 64), (1000, 776, 1032), (4096, 4096, 4096)])
 def test_gpu_gemm(shape: tuple[int, int, int], cta_group: int) -> None:
-    _sm100()
+    kt.require_cuda_arch("sm_100a")
     m, n, k = shape
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
@@ -268,7 +224,7 @@ def test_gpu_gemm(shape: tuple[int, int, int], cta_group: int) -> None:
 
 @pytest.mark.gpu
 def test_gpu_grouped_gemm() -> None:
-    _sm100()
+    kt.require_cuda_arch("sm_100a")
     k, n = 1024, 2048
     a_list = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) for m in (300, 0, 1, 1024)]
     b_list = [torch.randn(k, n, device="cuda", dtype=torch.bfloat16) for _ in a_list]

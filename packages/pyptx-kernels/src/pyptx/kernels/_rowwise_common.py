@@ -18,6 +18,7 @@ See docs/guide/kernels/rowwise.md for the design.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -573,7 +574,11 @@ ALL_DTYPES = ("f32", "bf16", "f16")
 
 
 def make_build(family: str, arch: str, stage: Stager) -> Callable[..., Kernel]:
-    """The (uncached) ``build`` of one family on one arch; the arch module caches it."""
+    """The (uncached) ``build`` of one family on one arch.
+
+    ``build(dtype=, hidden=, staged=None)`` for the row kernels (``staged=None``: staged when
+    the row fits :data:`MAX_STAGED_BYTES`), ``build(dtype=)`` for SwiGLU.
+    """
     if family == "swiglu":
 
         def build_swiglu(*, dtype: str) -> Kernel:
@@ -591,11 +596,15 @@ def make_build(family: str, arch: str, stage: Stager) -> Callable[..., Kernel]:
 
 
 def rowwise_implementations(
-    prefix: str, arch: str, builds: dict[str, Callable[..., Kernel]], notes: str
+    prefix: str, arch: str, stage: Stager, families: Sequence[str], notes: str
 ) -> tuple[Implementation, ...]:
-    """One :class:`Implementation` per family of ``builds``: ``<prefix>.<family>`` on ``arch``."""
+    """One :class:`Implementation` per family: ``<prefix>.<family>`` on ``arch``.
+
+    Each one's ``build`` is :func:`make_build`'s for ``stage``, cached per configuration.
+    """
     impls = []
-    for family, build in builds.items():
+    for family in families:
+        build = functools.cache(make_build(family, arch, stage))
         example = {"dtype": "bf16"} if family == "swiglu" else {"dtype": "bf16", "hidden": 4096}
 
         def call(*args: Any, _f: str = family, _b: Any = build) -> Any:

@@ -31,11 +31,12 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from pyptx import Kernel, Layout, Tile, kernel, reg
+from pyptx import Kernel, Layout, Tile, kernel, ptx, reg
 from pyptx.types import bf16, s32, u32, u64
 
+from .._gemm_arrays import concat_rows, like, split_rows, stack, zeros
 from .._registry import Implementation, KernelUnavailable
-from . import _gemm_grouped as grouped
+from ._gemm_grouped import tile_table
 from ._gemm_kernel import (
     BK,
     BM,
@@ -45,7 +46,6 @@ from ._gemm_kernel import (
     epilogue,
     issue_mmas,
     produce,
-    ptx,
     setup,
     teardown,
 )
@@ -270,15 +270,16 @@ def grouped_gemm_bf16(a_list: Sequence[Any], b_list: Sequence[Any], **config: in
             f"({k}) and N ({n}) must be multiples of 8 bf16"
         )
     rows = [int(x.shape[0]) for x in a_list]
+    starts = [sum(rows[:i]) for i in range(len(rows))]
     total = sum(rows)
     if total == 0 or k == 0 or n == 0:
-        return grouped.split(grouped.zeros(a_list[0], (total, n)), rows)
-    table = grouped.tile_table(rows, BM)
+        return split_rows(zeros(a_list[0], (total, n)), starts, rows)
+    table = tile_table(rows, BM)
     cfg = {**GROUPED, **config}
     kern = build_grouped_gemm(rows=total, tiles=len(table), groups=len(b_list), N=n, K=k, **cfg)
-    a = grouped.concat(a_list)
-    out = kern(a, grouped.stack(b_list), grouped.to_library(table, a))
-    return grouped.split(out, rows)
+    a = concat_rows(a_list)
+    out = kern(a, stack(b_list), like(a, table))
+    return split_rows(out, starts, rows)
 
 
 IMPLEMENTATIONS: tuple[Implementation, ...] = (
