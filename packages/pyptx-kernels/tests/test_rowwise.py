@@ -6,8 +6,8 @@ configuration the implementations claim; GPU tests (marked ``gpu``) against torc
 
 Shapes: 3 rows (no multiple of anything). Hidden 64 is one partial chunk (8 or 16 vectors
 for a 32-thread CTA); hidden 1032 runs the device loop three times with a one-vector tail
-(16-bit: 129 vectors, 64 threads; f32: 258 vectors, 96 threads, so three warps: the block
-reduction's non-power-of-two path).
+(16-bit: 129 vectors, 64 threads; f32: 258 vectors, 128 threads, so two threads own a third
+vector).
 """
 
 from __future__ import annotations
@@ -103,6 +103,12 @@ def test_streamed_rows(family: str) -> None:
     arrays = inputs(family, "f32", 3, 1032, seed=7)
     out = k(*arrays, EPS) if family != "softmax" else k(*arrays)
     check(out, reference(family, arrays), "f32")
+
+
+def test_threads_per_row_are_a_power_of_two() -> None:
+    """ptx.block_reduce_* takes a power-of-two warp count: 2 to 4 vectors per thread."""
+    counts = [common.threads_for(v) for v in (1, 128, 129, 258, 4096, 10**6)]
+    assert counts == [32, 32, 64, 128, 1024, 1024]
 
 
 def test_long_rows_are_streamed() -> None:
