@@ -5,7 +5,8 @@ bf16 rounding: the kernels must match ``(a.float() @ b.float()).bfloat16()`` bit
 (``rtol=0, atol=0``). Each configuration is emulated once (module-scoped fixtures): a tile-
 multiple shape and an edge shape that is not a multiple of the tile in M, N or K and has more
 k-tiles than pipeline stages (the ring wraps around and the phases flip), with the emulator's
-shared-memory race checker on (conftest).
+shared-memory race checker on (conftest). The 2-CTA entry takes M >= 512 only, so its cases
+start there.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import kernels_testing as kt
 import numpy as np
 import pytest
 
+import pyptx.kernels as K
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.blackwell import gemm
 from pyptx.kernels.blackwell._gemm_grouped import tile_table
@@ -36,9 +38,9 @@ def _reference(a: Any, b: Any) -> Any:
     return (a.float() @ b.float()).to(torch.bfloat16)
 
 
-def _run_gemm(m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
+def _run_gemm(name: str, m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
     a, b = _ints(m, k), _ints(k, n)
-    return IMPLS["blackwell.gemm_bf16"].call(a, b, **config), _reference(a, b)
+    return IMPLS[name].call(a, b, **config), _reference(a, b)
 
 
 # ------------------------------------------------------------------------------- emulator
@@ -46,25 +48,26 @@ def _run_gemm(m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
 
 @pytest.fixture(scope="module")
 def one_cta() -> tuple[Any, Any]:
-    return _run_gemm(128, 128, 64)
+    return _run_gemm("blackwell.gemm_bf16", 128, 128, 64)
 
 
 @pytest.fixture(scope="module")
 def one_cta_edge() -> tuple[Any, Any]:
     # M, N, K not tile multiples; 6 k-tiles through a 4-stage ring.
-    return _run_gemm(200, 136, 328)
+    return _run_gemm("blackwell.gemm_bf16", 200, 136, 328)
 
 
 @pytest.fixture(scope="module")
 def two_cta() -> tuple[Any, Any]:
-    return _run_gemm(256, 128, 64, cta_group=2, bn=128)
+    # Two pairs of 256 x 128 tiles.
+    return _run_gemm("blackwell.gemm_bf16_2cta", 512, 128, 64, bn=128)
 
 
 @pytest.fixture(scope="module")
 def two_cta_edge() -> tuple[Any, Any]:
-    # The default 2-CTA configuration (256 x 256 per pair): the second pair's rank 1 reads
+    # The default 2-CTA configuration (256 x 256 per pair): the third pair's rank 1 reads
     # rows past M only; N spans a partial second tile; K has a partial k-tile.
-    return _run_gemm(300, 264, 200, **gemm.TWO_CTA)
+    return _run_gemm("blackwell.gemm_bf16_2cta", 600, 264, 200)
 
 
 @pytest.mark.parametrize("case", ["one_cta", "one_cta_edge", "two_cta", "two_cta_edge"])
@@ -139,17 +142,23 @@ def test_grouped_refuses_unaligned_and_mismatched() -> None:
         gemm.grouped_gemm_bf16([_ints(8, 64), _ints(8, 64)], [_ints(64, 64), _ints(64, 72)])
 
 
-def test_call_picks_two_cta_for_large_m(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_cta_refuses_small_m() -> None:
+    with pytest.raises(KernelUnavailable, match=r"M >= 512; M = 511 .*\(blackwell\.gemm_bf16\)"):
+        gemm.gemm_bf16_2cta(_ints(gemm.TWO_CTA_MIN_M - 1, 8), _ints(8, 8))
+
+
+def test_public_gemm_picks_two_cta_for_large_m(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyptx.kernels.gemm asks the 2-CTA entry first; it refuses M < 512 to the 1-CTA one."""
     chosen: list[int] = []
 
     def fake_build(**config: int) -> Any:
         chosen.append(config["cta_group"])
-        return lambda a, b: None
+        return lambda a, b: a
 
     monkeypatch.setattr(gemm, "build_gemm", fake_build)
-    gemm.gemm_bf16(_ints(gemm.TWO_CTA_MIN_M, 8), _ints(8, 8))
-    gemm.gemm_bf16(_ints(gemm.TWO_CTA_MIN_M - 1, 8), _ints(8, 8))
-    assert chosen == [2, 1]
+    for m in (gemm.TWO_CTA_MIN_M, gemm.TWO_CTA_MIN_M - 1, 4096, 1):
+        K.gemm(_ints(m, 8), _ints(8, 8), arch="sm_100a")
+    assert chosen == [2, 1, 2, 1]
 
 
 # ------------------------------------------------------------------------------- PTX and ptxas
@@ -157,7 +166,7 @@ def test_call_picks_two_cta_for_large_m(monkeypatch: pytest.MonkeyPatch) -> None
 
 CONFIGS = {
     "gemm_1cta": lambda: gemm.build_gemm(**IMPLS["blackwell.gemm_bf16"].example),
-    "gemm_2cta": lambda: gemm.build_gemm(M=4096, N=4096, K=4096, **gemm.TWO_CTA),
+    "gemm_2cta": lambda: gemm.build_gemm(**IMPLS["blackwell.gemm_bf16_2cta"].example),
     "grouped": lambda: gemm.build_grouped_gemm(**IMPLS["blackwell.grouped_gemm_bf16"].example),
 }
 
@@ -200,6 +209,7 @@ def test_assembles_for_sm_100a_without_spills(name: str, ptxas: str) -> None:
 
 def test_implementations_are_listed() -> None:
     assert [(i.name, i.family, i.arch, i.dtypes) for i in gemm.IMPLEMENTATIONS] == [
+        ("blackwell.gemm_bf16_2cta", "gemm", "sm_100a", ("bf16",)),
         ("blackwell.gemm_bf16", "gemm", "sm_100a", ("bf16",)),
         ("blackwell.grouped_gemm_bf16", "grouped_gemm", "sm_100a", ("bf16",)),
     ]
@@ -209,15 +219,23 @@ def test_implementations_are_listed() -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("cta_group", [1, 2])
-@pytest.mark.parametrize("shape", [(128, 128, 64), (1000, 776, 1032), (4096, 4096, 4096)])
-def test_gpu_gemm(shape: tuple[int, int, int], cta_group: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("blackwell.gemm_bf16", (128, 128, 64)),
+        ("blackwell.gemm_bf16", (1000, 776, 1032)),
+        ("blackwell.gemm_bf16", (4096, 4096, 4096)),
+        ("blackwell.gemm_bf16_2cta", (512, 128, 64)),
+        ("blackwell.gemm_bf16_2cta", (1000, 776, 1032)),
+        ("blackwell.gemm_bf16_2cta", (4096, 4096, 4096)),
+    ],
+)
+def test_gpu_gemm(name: str, shape: tuple[int, int, int]) -> None:
     kt.require_cuda_arch("sm_100a")
     m, n, k = shape
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
-    config = gemm.TWO_CTA if cta_group == 2 else gemm.ONE_CTA
-    out = gemm.gemm_bf16(a, b, **config)
+    out = IMPLS[name].call(a, b)
     # fp32 accumulation in another order than cuBLAS, then one bf16 rounding each.
     torch.testing.assert_close(out, a @ b, rtol=2e-2, atol=1e-1)
 
