@@ -1,4 +1,4 @@
-"""Shared fixtures of the pyptx-kernels tests: ptxas, a private cubin cache, each kernel's checks.
+"""Shared fixtures of the pyptx-kernels tests: ptxas, the emulator settings, each kernel's checks.
 
 The helpers themselves (numpy references per family, the tables, a small real kernel for
 testing the machinery) are in ``kernels_testing.py``.
@@ -6,7 +6,6 @@ testing the machinery) are in ``kernels_testing.py``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -17,15 +16,13 @@ from pyptx.kernels._ptxas import find_ptxas, version
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Cubins built by these tests go to a temporary directory, never to ~/.cache."""
-    previous = os.environ.get("PYPTX_CACHE_DIR")
-    os.environ["PYPTX_CACHE_DIR"] = str(tmp_path_factory.mktemp("pyptx-cache"))
-    yield
-    if previous is None:
-        del os.environ["PYPTX_CACHE_DIR"]
-    else:
-        os.environ["PYPTX_CACHE_DIR"] = previous
+def _emulator_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """For the whole session: cubins go to a temporary directory (never ~/.cache), and every
+    emulated launch runs the shared-memory race checker (a race raises DataRace)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYPTX_CACHE_DIR", str(tmp_path_factory.mktemp("pyptx-cache")))
+        mp.setenv("PYPTX_EMU_CHECK_RACES", "1")
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,8 @@
   thread per element), for testing the machinery while the table is empty.
 - :func:`compare_row` / :func:`compare_snapshot`: the ptxas table and the PTX snapshots, with
   ``PYPTX_UPDATE_KERNEL_TABLES=1`` rewriting them instead of comparing.
+- :func:`ptxas_usage` / :func:`ptxas_log`: ``ptxas -v`` of one traced kernel;
+  :func:`cuda_arch` / :func:`require_cuda_arch`: the GPU tests' skips.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ import numpy as np
 import pytest
 
 import pyptx.kernels as K
+import pyptx.runtime
 from pyptx import Tile, kernel, ptx, reg
 from pyptx.dsl.kernel import Kernel
 from pyptx.kernels import Implementation, KernelUnavailable, _registry
 from pyptx.kernels._catalog import KernelCheck
+from pyptx.kernels._ptxas import PtxasUsage, parse_usage, run_verbose
 from pyptx.types import f32, u32, u64
 
 TESTS = Path(__file__).resolve().parent
@@ -140,7 +144,8 @@ _ROWS = ((2, 3, 256), (2, 3, 1024), (2, 3, 4096))
 
 CASES: dict[str, FamilyCase] = {
     "gemm": FamilyCase(
-        shapes=((100, 64, 72), (128, 64, 128), (256, 128, 256)),  # (M, K, N)
+        # (M, K, N); the last for kernels that take large M only (blackwell.gemm_bf16_2cta).
+        shapes=((100, 64, 72), (128, 64, 128), (256, 128, 256), (512, 64, 72)),
         inputs=lambda s, rng: [_ints(rng, s[0], s[1]), _ints(rng, s[1], s[2])],
         run=lambda xs, arch: K.gemm(*xs, arch=arch),
         reference=lambda xs: ref_gemm(*xs),
@@ -228,7 +233,7 @@ def check_public_call(impl: Implementation, device: str = "cpu", seed: int = 0) 
     The table is narrowed to ``impl`` for the call, so the public function must pick it. The
     first shape of the family's :class:`FamilyCase` that the kernel takes is run, with the
     kernel's first dtype, as torch tensors on ``device``: on "cpu" the kernel runs in the
-    emulator, with its shared-memory race checker on.
+    emulator (with the race checker conftest turns on).
 
     Returns:
         The shape that ran and the dtype.
@@ -241,8 +246,7 @@ def check_public_call(impl: Implementation, device: str = "cpu", seed: int = 0) 
     dtype = impl.dtypes[0]
     refusals = []
     rng = np.random.default_rng(seed)
-    with only([impl]) as mp:
-        mp.setenv("PYPTX_EMU_CHECK_RACES", "1")
+    with only([impl]):
         for shape in case.shapes:
             arrays = [to_torch(v, dtype).to(device) for v in case.inputs(shape, rng)]
             try:
@@ -339,6 +343,41 @@ def fake_swiglu(
         build=build,
         call=call,
     )
+
+
+# ------------------------------------------------------------------ ptxas and the GPU
+
+
+def ptxas_log(kernel: Kernel, ptxas: str, **dims: Any) -> str:
+    """The ``ptxas -v`` report of ``kernel`` (traced with template ``dims``) for its arch.
+
+    Raises:
+        PtxasError: ptxas rejected the PTX.
+    """
+    return run_verbose(kernel.ptx(**dims), kernel.arch, ptxas, kernel.name)
+
+
+def ptxas_usage(kernel: Kernel, ptxas: str, **dims: Any) -> PtxasUsage:
+    """Registers, spill bytes and static shared memory ``ptxas -v`` reports for ``kernel``."""
+    return parse_usage(ptxas_log(kernel, ptxas, **dims), kernel.name)
+
+
+def cuda_arch() -> str:
+    """The pyptx arch of the CUDA device torch uses ("sm_90a"); skips the test without one."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device visible to torch")
+    found = pyptx.runtime.device_arch(torch.cuda.current_device())
+    if found is None:
+        pytest.skip("no CUDA driver for the device torch sees")
+    return found
+
+
+def require_cuda_arch(arch: str) -> None:
+    """Skip the test unless torch's CUDA device is an ``arch`` GPU (the kernels' exact target)."""
+    found = cuda_arch()
+    if found != arch:
+        pytest.skip(f"needs {arch}, found {found}")
 
 
 # ------------------------------------------------------------------ ptxas table and snapshots

@@ -1,7 +1,7 @@
 """The Ampere (sm_80) mma.sync GEMM: emulator results, shape limits, PTX and ptxas facts.
 
 Emulator cases run through ``impl.call`` with torch CPU tensors (and one numpy case), each
-once per module, with the shared-memory race checker on. Inputs are small integers in
+once per module, with the shared-memory race checker on (conftest). Inputs are small integers in
 [-3, 3]: every product and every fp32 partial sum is exact (|sum| <= 9 K, far below 2^24),
 so the kernel's only rounding is the final fp32 -> bf16/f16 conversion (round to nearest
 even), which is exactly the reference's float64 -> bf16/f16 rounding: results compare
@@ -11,19 +11,14 @@ hand-off gives different numbers.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import kernels_testing as kt
 import numpy as np
 import pytest
 
-from pyptx.dsl.tools import find_tool
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.ampere import gemm as ampere_gemm
 from pyptx.kernels.ampere._gemm_tiles import TileConfig, swizzle_xor, swizzled_offset
@@ -32,18 +27,6 @@ torch = pytest.importorskip("torch")
 
 IMPL = ampere_gemm.IMPLEMENTATIONS[0]
 TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _check_races() -> Iterator[None]:
-    """Every emulated launch of this module runs the shared-memory race checker."""
-    previous = os.environ.get("PYPTX_EMU_CHECK_RACES")
-    os.environ["PYPTX_EMU_CHECK_RACES"] = "1"
-    yield
-    if previous is None:
-        del os.environ["PYPTX_EMU_CHECK_RACES"]
-    else:
-        os.environ["PYPTX_EMU_CHECK_RACES"] = previous
 
 
 def _operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -181,32 +164,14 @@ def test_ptx_does_not_depend_on_the_problem_size() -> None:
     assert small.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 4 * (1 + 4 * 2)
 
 
-def _ptxas_verbose(ptx: str) -> str:
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        pytest.skip("ptxas not found (pip install nvidia-cuda-nvcc)")
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "k.ptx"
-        src.write_text(ptx)
-        result = subprocess.run(
-            [ptxas, "-arch=sm_80", "-v", "-o", str(Path(d) / "k.cubin"), str(src)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    assert result.returncode == 0, result.stderr
-    return result.stderr
-
-
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
-def test_assembles_for_sm_80_without_spills(dtype: str) -> None:
-    info = _ptxas_verbose(IMPL.build(**{**IMPL.example, "dtype": dtype}).ptx())
-    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", info)
-    registers = re.search(r"Used (\d+) registers", info)
-    assert spills is not None and registers is not None, info
-    assert (spills[1], spills[2]) == ("0", "0"), info
+def test_assembles_for_sm_80_without_spills(dtype: str, ptxas: str) -> None:
+    kernel = IMPL.build(**{**IMPL.example, "dtype": dtype})
+    assert kernel.arch == "sm_80"
+    usage = kt.ptxas_usage(kernel, ptxas)
+    assert (usage.spill_stores, usage.spill_loads) == (0, 0), usage
     # Two 128-thread CTAs per SM (the 64 KB ring leaves room for two) need <= 256.
-    assert int(registers[1]) <= 255, info
+    assert usage.registers <= 255, usage
 
 
 @pytest.mark.parametrize("row_bytes", [32, 64, 128, 256, 512])
@@ -236,21 +201,15 @@ def test_the_implementation_entry() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _cuda_or_skip() -> None:
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    major, minor = torch.cuda.get_device_capability()
-    if major < 8:
-        pytest.skip(f"needs sm_80 or newer, found sm_{major}{minor}")
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 @pytest.mark.parametrize(
     ("m", "n", "k"), [(128, 128, 64), (72, 40, 56), (1000, 1016, 1000), (4096, 4096, 4096)]
 )
 def test_gpu_matches_torch_matmul(dtype: str, m: int, n: int, k: int) -> None:
-    _cuda_or_skip()
+    found = kt.cuda_arch()
+    if torch.cuda.get_device_capability()[0] < 8:
+        pytest.skip(f"needs sm_80 or newer, found {found}")
     ty = TORCH_DTYPES[dtype]
     gen = torch.Generator(device="cuda").manual_seed(m + n + k)
     a = torch.randn((m, k), device="cuda", dtype=ty, generator=gen)

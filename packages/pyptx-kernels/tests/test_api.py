@@ -458,17 +458,10 @@ def test_every_kernel_through_the_public_api(impl: Implementation) -> None:
 # ------------------------------------------------------------------ on a GPU
 
 
-def _device_arch() -> str:
-    arch = pyptx.runtime.device_arch(0)
-    if arch is None:
-        pytest.skip("no CUDA device")
-    return arch
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=[i.name for i in IMPLEMENTATIONS])
 def test_every_kernel_on_the_gpu(impl: Implementation) -> None:
-    arch = _device_arch()
+    arch = kt.cuda_arch()
     if arch != impl.arch:
         pytest.skip(f"needs {impl.arch}, found {arch}")
     kt.check_public_call(impl, device="cuda")
@@ -476,7 +469,7 @@ def test_every_kernel_on_the_gpu(impl: Implementation) -> None:
 
 @pytest.mark.gpu
 def test_the_gpu_arch_is_the_default_and_another_is_refused() -> None:
-    arch = _device_arch()
+    arch = kt.cuda_arch()
     if arch not in K.ARCHES:
         pytest.skip(f"needs one of {', '.join(K.ARCHES)}, found {arch}")
     x = torch.ones(4, 64, device="cuda")

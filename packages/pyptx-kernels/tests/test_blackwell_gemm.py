@@ -5,23 +5,20 @@ bf16 rounding: the kernels must match ``(a.float() @ b.float()).bfloat16()`` bit
 (``rtol=0, atol=0``). Each configuration is emulated once (module-scoped fixtures): a tile-
 multiple shape and an edge shape that is not a multiple of the tile in M, N or K and has more
 k-tiles than pipeline stages (the ring wraps around and the phases flip), with the emulator's
-shared-memory race checker on.
+shared-memory race checker on (conftest). The 2-CTA entry takes M >= 512 only, so its cases
+start there.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import kernels_testing as kt
 import numpy as np
 import pytest
 
-from pyptx.dsl.tools import find_tool
+import pyptx.kernels as K
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.blackwell import gemm
 from pyptx.kernels.blackwell._gemm_grouped import tile_table
@@ -29,7 +26,6 @@ from pyptx.kernels.blackwell._gemm_grouped import tile_table
 torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(20261127)
-CHECK_RACES_ENV = "PYPTX_EMU_CHECK_RACES"
 IMPLS = {impl.name: impl for impl in gemm.IMPLEMENTATIONS}
 
 
@@ -42,21 +38,9 @@ def _reference(a: Any, b: Any) -> Any:
     return (a.float() @ b.float()).to(torch.bfloat16)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _races() -> Iterator[None]:
-    """Every emulated launch runs with the shared-memory race checker."""
-    previous = os.environ.get(CHECK_RACES_ENV)
-    os.environ[CHECK_RACES_ENV] = "1"
-    yield
-    if previous is None:
-        del os.environ[CHECK_RACES_ENV]
-    else:
-        os.environ[CHECK_RACES_ENV] = previous
-
-
-def _run_gemm(m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
+def _run_gemm(name: str, m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
     a, b = _ints(m, k), _ints(k, n)
-    return IMPLS["blackwell.gemm_bf16"].call(a, b, **config), _reference(a, b)
+    return IMPLS[name].call(a, b, **config), _reference(a, b)
 
 
 # ------------------------------------------------------------------------------- emulator
@@ -64,25 +48,26 @@ def _run_gemm(m: int, n: int, k: int, **config: int) -> tuple[Any, Any]:
 
 @pytest.fixture(scope="module")
 def one_cta() -> tuple[Any, Any]:
-    return _run_gemm(128, 128, 64)
+    return _run_gemm("blackwell.gemm_bf16", 128, 128, 64)
 
 
 @pytest.fixture(scope="module")
 def one_cta_edge() -> tuple[Any, Any]:
     # M, N, K not tile multiples; 6 k-tiles through a 4-stage ring.
-    return _run_gemm(200, 136, 328)
+    return _run_gemm("blackwell.gemm_bf16", 200, 136, 328)
 
 
 @pytest.fixture(scope="module")
 def two_cta() -> tuple[Any, Any]:
-    return _run_gemm(256, 128, 64, cta_group=2, bn=128)
+    # Two pairs of 256 x 128 tiles.
+    return _run_gemm("blackwell.gemm_bf16_2cta", 512, 128, 64, bn=128)
 
 
 @pytest.fixture(scope="module")
 def two_cta_edge() -> tuple[Any, Any]:
-    # The default 2-CTA configuration (256 x 256 per pair): the second pair's rank 1 reads
+    # The default 2-CTA configuration (256 x 256 per pair): the third pair's rank 1 reads
     # rows past M only; N spans a partial second tile; K has a partial k-tile.
-    return _run_gemm(300, 264, 200, **gemm.TWO_CTA)
+    return _run_gemm("blackwell.gemm_bf16_2cta", 600, 264, 200)
 
 
 @pytest.mark.parametrize("case", ["one_cta", "one_cta_edge", "two_cta", "two_cta_edge"])
@@ -157,17 +142,23 @@ def test_grouped_refuses_unaligned_and_mismatched() -> None:
         gemm.grouped_gemm_bf16([_ints(8, 64), _ints(8, 64)], [_ints(64, 64), _ints(64, 72)])
 
 
-def test_call_picks_two_cta_for_large_m(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_cta_refuses_small_m() -> None:
+    with pytest.raises(KernelUnavailable, match=r"M >= 512; M = 511 .*\(blackwell\.gemm_bf16\)"):
+        gemm.gemm_bf16_2cta(_ints(gemm.TWO_CTA_MIN_M - 1, 8), _ints(8, 8))
+
+
+def test_public_gemm_picks_two_cta_for_large_m(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyptx.kernels.gemm asks the 2-CTA entry first; it refuses M < 512 to the 1-CTA one."""
     chosen: list[int] = []
 
     def fake_build(**config: int) -> Any:
         chosen.append(config["cta_group"])
-        return lambda a, b: None
+        return lambda a, b: a
 
     monkeypatch.setattr(gemm, "build_gemm", fake_build)
-    gemm.gemm_bf16(_ints(gemm.TWO_CTA_MIN_M, 8), _ints(8, 8))
-    gemm.gemm_bf16(_ints(gemm.TWO_CTA_MIN_M - 1, 8), _ints(8, 8))
-    assert chosen == [2, 1]
+    for m in (gemm.TWO_CTA_MIN_M, gemm.TWO_CTA_MIN_M - 1, 4096, 1):
+        K.gemm(_ints(m, 8), _ints(8, 8), arch="sm_100a")
+    assert chosen == [2, 1, 2, 1]
 
 
 # ------------------------------------------------------------------------------- PTX and ptxas
@@ -175,7 +166,7 @@ def test_call_picks_two_cta_for_large_m(monkeypatch: pytest.MonkeyPatch) -> None
 
 CONFIGS = {
     "gemm_1cta": lambda: gemm.build_gemm(**IMPLS["blackwell.gemm_bf16"].example),
-    "gemm_2cta": lambda: gemm.build_gemm(M=4096, N=4096, K=4096, **gemm.TWO_CTA),
+    "gemm_2cta": lambda: gemm.build_gemm(**IMPLS["blackwell.gemm_bf16_2cta"].example),
     "grouped": lambda: gemm.build_grouped_gemm(**IMPLS["blackwell.grouped_gemm_bf16"].example),
 }
 
@@ -203,39 +194,22 @@ def test_first_mma_of_the_loop_overwrites_the_accumulator(name: str) -> None:
     assert mmas[0].startswith("%p") and mmas[1:] == ["1", "1", "1"]
 
 
-def _ptxas_v(ptx: str) -> tuple[int, int]:
-    """(registers, spill bytes stored + loaded) that ``ptxas -v -arch=sm_100a`` reports."""
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        pytest.skip("ptxas not found (pip install nvidia-cuda-nvcc)")
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "k.ptx"
-        src.write_text(ptx)
-        run = subprocess.run(
-            [ptxas, "-v", "-arch=sm_100a", "-o", str(Path(d) / "k.cubin"), str(src)],
-            capture_output=True,
-            text=True,
-        )
-    assert run.returncode == 0, run.stderr
-    regs = re.search(r"Used (\d+) registers", run.stderr)
-    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", run.stderr)
-    assert regs and spills, run.stderr
-    return int(regs.group(1)), int(spills.group(1)) + int(spills.group(2))
-
-
 # ptxas 13.5 -v, sm_100a, at each configuration (docs/guide/kernels/gemm_blackwell.md).
 REGISTERS = {"gemm_1cta": 64, "gemm_2cta": 64, "grouped": 58}
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_assembles_for_sm_100a_without_spills(name: str) -> None:
-    regs, spills = _ptxas_v(CONFIGS[name]().ptx())
-    assert spills == 0
-    assert regs == REGISTERS[name]
+def test_assembles_for_sm_100a_without_spills(name: str, ptxas: str) -> None:
+    kernel = CONFIGS[name]()
+    assert kernel.arch == "sm_100a"
+    usage = kt.ptxas_usage(kernel, ptxas)
+    assert (usage.spill_stores, usage.spill_loads) == (0, 0)
+    assert usage.registers == REGISTERS[name]
 
 
 def test_implementations_are_listed() -> None:
     assert [(i.name, i.family, i.arch, i.dtypes) for i in gemm.IMPLEMENTATIONS] == [
+        ("blackwell.gemm_bf16_2cta", "gemm", "sm_100a", ("bf16",)),
         ("blackwell.gemm_bf16", "gemm", "sm_100a", ("bf16",)),
         ("blackwell.grouped_gemm_bf16", "grouped_gemm", "sm_100a", ("bf16",)),
     ]
@@ -244,31 +218,31 @@ def test_implementations_are_listed() -> None:
 # ------------------------------------------------------------------------------- GPU
 
 
-def _sm100() -> None:
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device visible to torch")
-    major, minor = torch.cuda.get_device_capability()
-    if (major, minor) != (10, 0):
-        pytest.skip(f"needs sm_100a, found sm_{major}{minor}")
-
-
 @pytest.mark.gpu
-@pytest.mark.parametrize("cta_group", [1, 2])
-@pytest.mark.parametrize("shape", [(128, 128, 64), (1000, 776, 1032), (4096, 4096, 4096)])
-def test_gpu_gemm(shape: tuple[int, int, int], cta_group: int) -> None:
-    _sm100()
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("blackwell.gemm_bf16", (128, 128, 64)),
+        ("blackwell.gemm_bf16", (1000, 776, 1032)),
+        ("blackwell.gemm_bf16", (4096, 4096, 4096)),
+        ("blackwell.gemm_bf16_2cta", (512, 128, 64)),
+        ("blackwell.gemm_bf16_2cta", (1000, 776, 1032)),
+        ("blackwell.gemm_bf16_2cta", (4096, 4096, 4096)),
+    ],
+)
+def test_gpu_gemm(name: str, shape: tuple[int, int, int]) -> None:
+    kt.require_cuda_arch("sm_100a")
     m, n, k = shape
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
-    config = gemm.TWO_CTA if cta_group == 2 else gemm.ONE_CTA
-    out = gemm.gemm_bf16(a, b, **config)
+    out = IMPLS[name].call(a, b)
     # fp32 accumulation in another order than cuBLAS, then one bf16 rounding each.
     torch.testing.assert_close(out, a @ b, rtol=2e-2, atol=1e-1)
 
 
 @pytest.mark.gpu
 def test_gpu_grouped_gemm() -> None:
-    _sm100()
+    kt.require_cuda_arch("sm_100a")
     k, n = 1024, 2048
     a_list = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) for m in (300, 0, 1, 1024)]
     b_list = [torch.randn(k, n, device="cuda", dtype=torch.bfloat16) for _ in a_list]

@@ -20,17 +20,11 @@ more than that (tenths).
 
 from __future__ import annotations
 
-import math
-import re
-import subprocess
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
+import kernels_testing as kt
 import numpy as np
 import pytest
 
-from pyptx.dsl.tools import find_tool
+from pyptx.kernels._ptxas import parse_usage
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.hopper import attention
 
@@ -40,15 +34,8 @@ torch = pytest.importorskip("torch")
 UNIT = {"bf16": 2.0**-8, "f16": 2.0**-11}  # half an ulp, relative
 
 
-def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
-    """Float64 attention with torch SDPA semantics (causal = top-left ``tril``)."""
-    q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
-    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
-    if causal:
-        seq_q, seq_k = s.shape[-2:]
-        s = np.where(np.tri(seq_q, seq_k, dtype=bool), s, -np.inf)
-    p = np.exp(s - s.max(axis=-1, keepdims=True))
-    return (p / p.sum(axis=-1, keepdims=True)) @ v
+reference = kt.ref_attention
+"""Float64 attention with torch SDPA semantics (causal = top-left ``tril``)."""
 
 
 def inputs(shape_q: tuple[int, ...], seq_k: int, seed: int) -> list[np.ndarray]:
@@ -154,38 +141,20 @@ def test_ptx_does_not_depend_on_the_sequence_length(head_dim: int) -> None:
     assert short.count("wgmma.mma_async") == 2 * (head_dim // 16 + 128 // 16)
 
 
-PTXAS = find_tool("ptxas")
 CONFIGS = [(d, c, t) for d in (64, 128) for c in (False, True) for t in ("bf16", "f16")]
 
 
-def ptxas_info(text: str, tmp: Path) -> dict[str, int]:
-    """Registers and spill bytes from ``ptxas -v -arch=sm_90a``."""
-    src = tmp / "attention.ptx"
-    src.write_text(text)
-    done = subprocess.run(
-        [str(PTXAS), "-v", "-arch=sm_90a", str(src), "-o", str(tmp / "attention.cubin")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    log = done.stdout + done.stderr
-    assert "Potential Performance Loss" not in log, log  # wgmma serialized by ptxas
-    found = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
-    regs = re.search(r"Used (\d+) registers", log)
-    assert found and regs, log
-    return {"registers": int(regs[1]), "spill_stores": int(found[1]), "spill_loads": int(found[2])}
-
-
-@pytest.mark.skipif(PTXAS is None, reason="ptxas not found (pip install nvidia-cuda-nvcc)")
 @pytest.mark.parametrize(("head_dim", "causal", "dtype"), CONFIGS)
 def test_assembles_for_sm90a_without_spills(
-    head_dim: int, causal: bool, dtype: str, tmp_path: Path
+    head_dim: int, causal: bool, dtype: str, ptxas: str
 ) -> None:
-    info = ptxas_info(IMPL.build(head_dim=head_dim, causal=causal, dtype=dtype).ptx(), tmp_path)
-    assert info["spill_stores"] == info["spill_loads"] == IMPL.spills == 0
+    kernel = IMPL.build(head_dim=head_dim, causal=causal, dtype=dtype)
+    log = kt.ptxas_log(kernel, ptxas)
+    assert "Potential Performance Loss" not in log, log  # wgmma serialized by ptxas
+    usage = parse_usage(log, kernel.name)
+    assert usage.spill_stores == usage.spill_loads == IMPL.spills == 0
     # 384 threads, one CTA per SM: ptxas's entry budget (setmaxnreg moves it at run time)
-    assert info["registers"] <= 168
+    assert usage.registers <= 168
 
 
 def test_catalog_entry() -> None:
@@ -195,15 +164,6 @@ def test_catalog_entry() -> None:
 
 
 # ------------------------------------------------------------------------------------ GPU
-
-
-def _sm90() -> Callable[[], Any]:
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    major, minor = torch.cuda.get_device_capability()
-    if (major, minor) != (9, 0):
-        pytest.skip(f"needs sm_90a, found sm_{major}{minor}")
-    return torch.nn.functional.scaled_dot_product_attention
 
 
 @pytest.mark.gpu
@@ -216,7 +176,8 @@ def _sm90() -> Callable[[], Any]:
 def test_gpu_matches_torch_sdpa(
     shape_q: tuple[int, ...], seq_k: int, causal: bool, dtype: str
 ) -> None:
-    sdpa = _sm90()
+    kt.require_cuda_arch("sm_90a")
+    sdpa = torch.nn.functional.scaled_dot_product_attention
     kind = getattr(torch, dtype)
     gen = torch.Generator(device="cuda").manual_seed(0)
     b, h, _, d = shape_q

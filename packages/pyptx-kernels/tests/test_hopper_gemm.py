@@ -12,19 +12,15 @@ have completed, or a staging tile rewritten before its TMA store has read it, fa
 
 from __future__ import annotations
 
-import re
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import kernels_testing as kt
 import numpy as np
 import pytest
 
-from pyptx.dsl.tools import find_tool
+from pyptx.kernels._gemm_arrays import EMULATOR_SMS
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.hopper import gemm
-from pyptx.kernels.hopper._gemm_arrays import EMULATOR_SMS
 from pyptx.kernels.hopper._gemm_kernel import GemmConfig, ctas_for
 
 torch = pytest.importorskip("torch")
@@ -54,16 +50,8 @@ def _bf16(x: np.ndarray) -> Any:
 # --------------------------------------------------------------------------------- emulator
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _check_races() -> Iterator[None]:
-    """Every emulated launch of this module runs with the race checker."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYPTX_EMU_CHECK_RACES", "1")
-        yield
-
-
 @pytest.fixture(scope="module")
-def persistent_run(_check_races: None) -> tuple[Any, Any]:
+def persistent_run() -> tuple[Any, Any]:
     """384 x 512 x 256: 3 x 2 tiles of 128 x 256 = 3 cluster tiles over 2 clusters."""
     a, b = _ints((384, 256)), _ints((256, 512))
     return BF16.call(_bf16(a), _bf16(b)), _reference(a, b)
@@ -150,33 +138,13 @@ def test_ptx_does_not_grow_with_k() -> None:
     assert small.count("wgmma.mma_async") == large.count("wgmma.mma_async") == 4
 
 
-def _ptxas_report(text: str, tmp_path: Path) -> tuple[int, int, int]:
-    """(registers, spill store bytes, spill load bytes) from ``ptxas -v -arch=sm_90a``."""
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        pytest.skip("no ptxas: pip install nvidia-cuda-nvcc")
-    src = tmp_path / "k.ptx"
-    src.write_text(text)
-    proc = subprocess.run(
-        [ptxas, "-v", "-arch=sm_90a", "-o", str(tmp_path / "k.cubin"), str(src)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    registers = re.search(r"Used (\d+) registers", proc.stderr)
-    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", proc.stderr)
-    assert registers and spills, proc.stderr
-    return int(registers[1]), int(spills[1]), int(spills[2])
-
-
 @pytest.mark.parametrize("name", sorted(IMPLS))
-def test_example_assembles_without_spills(name: str, tmp_path: Path) -> None:
+def test_example_assembles_without_spills(name: str, ptxas: str) -> None:
     impl = IMPLS[name]
-    registers, stores, loads = _ptxas_report(impl.build(**impl.example).ptx(), tmp_path)
+    usage = kt.ptxas_usage(impl.build(**impl.example), ptxas)
     # 168 = 65536 / 384 rounded down to 8: the entry budget; setmaxnreg moves registers
     # from the producer (40) to the consumers (232) at run time.
-    assert (registers, stores, loads) == (168, 0, 0)
+    assert (usage.registers, usage.spill_stores, usage.spill_loads) == (168, 0, 0)
     assert impl.spills == 0
 
 
@@ -185,27 +153,18 @@ def test_example_assembles_without_spills(name: str, tmp_path: Path) -> None:
     [{"bn": 128, "stages": 4, "cluster": 1}, {"bn": 192, "stages": 4, "cluster": 2}],
     ids=["n128-s4-c1", "n192-s4-c2"],
 )
-def test_other_tile_configurations_assemble(tiles: dict[str, int], tmp_path: Path) -> None:
-    text = gemm.build_bf16(m=4096, n=4096, k=4096, **tiles).ptx()
-    assert _ptxas_report(text, tmp_path)[1:] == (0, 0)
+def test_other_tile_configurations_assemble(tiles: dict[str, int], ptxas: str) -> None:
+    usage = kt.ptxas_usage(gemm.build_bf16(m=4096, n=4096, k=4096, **tiles), ptxas)
+    assert (usage.spill_stores, usage.spill_loads) == (0, 0)
 
 
 # ---------------------------------------------------------------------------------- GPU
 
 
-def _cuda() -> None:
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU (sm_90a)")
-    if torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip(
-            f"needs sm_90a, found sm_{''.join(map(str, torch.cuda.get_device_capability()))}"
-        )
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 2056, 520), (8, 8, 8)])
 def test_gpu_bf16_matches_torch(shape: tuple[int, int, int]) -> None:
-    _cuda()
+    kt.require_cuda_arch("sm_90a")
     m, n, k = shape
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
@@ -216,7 +175,7 @@ def test_gpu_bf16_matches_torch(shape: tuple[int, int, int]) -> None:
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 2056, 528)])
 def test_gpu_fp8_matches_torch(shape: tuple[int, int, int]) -> None:
-    _cuda()
+    kt.require_cuda_arch("sm_90a")
     m, n, k = shape
     a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
     b = torch.randn(k, n, device="cuda").to(torch.float8_e4m3fn)

@@ -1,21 +1,18 @@
 """The Hopper grouped GEMM (pyptx.kernels.hopper.grouped_gemm): emulator, ptxas, limits, GPU.
 
 Small-integer inputs make every fp32 sum exact, so the results must equal the float64
-products rounded once to bf16 (see test_hopper_gemm.py). The emulator's race checker is on.
+products rounded once to bf16 (see test_hopper_gemm.py). The emulator's race checker is on
+(conftest).
 """
 
 from __future__ import annotations
 
-import re
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import kernels_testing as kt
 import numpy as np
 import pytest
 
-from pyptx.dsl.tools import find_tool
 from pyptx.kernels._registry import KernelUnavailable
 from pyptx.kernels.hopper import grouped_gemm
 
@@ -23,14 +20,6 @@ torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(7)
 (IMPL,) = grouped_gemm.IMPLEMENTATIONS
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _check_races() -> Iterator[None]:
-    """Every emulated launch of this module runs with the race checker."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYPTX_EMU_CHECK_RACES", "1")
-        yield
 
 
 def _problem(ms: list[int], k: int, n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -106,28 +95,15 @@ def test_ptx_does_not_grow_with_k() -> None:
     assert len(small.splitlines()) == len(large.splitlines())
 
 
-def test_example_assembles_without_spills(tmp_path: Path) -> None:
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        pytest.skip("no ptxas: pip install nvidia-cuda-nvcc")
-    src = tmp_path / "k.ptx"
-    src.write_text(IMPL.build(**IMPL.example).ptx())
-    proc = subprocess.run(
-        [ptxas, "-v", "-arch=sm_90a", "-o", str(tmp_path / "k.cubin"), str(src)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert re.search(r"Used 168 registers", proc.stderr), proc.stderr
-    assert "0 bytes spill stores, 0 bytes spill loads" in proc.stderr
+def test_example_assembles_without_spills(ptxas: str) -> None:
+    usage = kt.ptxas_usage(IMPL.build(**IMPL.example), ptxas)
+    assert (usage.registers, usage.spill_stores, usage.spill_loads) == (168, 0, 0)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("ms", [[512, 0, 1000, 7], [4096] * 8])
 def test_gpu_matches_torch(ms: list[int]) -> None:
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("needs an sm_90a CUDA GPU")
+    kt.require_cuda_arch("sm_90a")
     k, n = 1024, 2048
     a = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) for m in ms]
     b = [torch.randn(k, n, device="cuda", dtype=torch.bfloat16) for _ in ms]

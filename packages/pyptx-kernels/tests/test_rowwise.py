@@ -6,29 +6,26 @@ configuration the implementations claim; GPU tests (marked ``gpu``) against torc
 
 Shapes: 3 rows (no multiple of anything). Hidden 64 is one partial chunk (8 or 16 vectors
 for a 32-thread CTA); hidden 1032 runs the device loop three times with a one-vector tail
-(16-bit: 129 vectors, 64 threads; f32: 258 vectors, 96 threads, so three warps: the block
-reduction's non-power-of-two path).
+(16-bit: 129 vectors, 64 threads; f32: 258 vectors, 128 threads, so two threads own a third
+vector).
 """
 
 from __future__ import annotations
 
-import re
-import subprocess
-import tempfile
-from pathlib import Path
 from typing import Any
 
+import kernels_testing as kt
 import numpy as np
 import pytest
 import torch
 
-from pyptx.dsl.tools import find_tool
 from pyptx.kernels import _rowwise_common as common
 from pyptx.kernels._registry import Implementation, KernelUnavailable, implementations
 from pyptx.kernels.hopper import rowwise as hopper
 
 ROWWISE = ("rms_norm", "layer_norm", "swiglu", "softmax")
 IMPLS = [i for i in implementations() if i.family in ROWWISE]
+(LAYER_NORM,) = (i for i in hopper.IMPLEMENTATIONS if i.family == "layer_norm")
 EPS = 1e-5
 TORCH = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -42,34 +39,6 @@ TORCH = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 # (LayerNorm's x - mean: ~1e-6 absolute in f32); softmax outputs (~1e-3) need less.
 RTOL = {"f32": 2e-5, "bf16": 2.0**-7, "f16": 2.0**-10}
 ATOL = {"f32": 2e-6, "bf16": 1e-6, "f16": 1e-6}
-
-
-@pytest.fixture(autouse=True)
-def _check_races(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every emulated launch runs the shared-memory race checker (a race raises DataRace)."""
-    monkeypatch.setenv("PYPTX_EMU_CHECK_RACES", "1")
-
-
-# --- references (float64) -------------------------------------------------------------------------
-
-
-def ref_rms_norm(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    return x / np.sqrt((x * x).mean(-1, keepdims=True) + EPS) * w
-
-
-def ref_layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + EPS) * w + b
-
-
-def ref_swiglu(g: np.ndarray, u: np.ndarray) -> np.ndarray:
-    return g / (1.0 + np.exp(-g)) * u
-
-
-def ref_softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
 
 
 # --- inputs ---------------------------------------------------------------------------------------
@@ -92,14 +61,11 @@ def inputs(family: str, dtype: str, rows: int, hidden: int, seed: int) -> list[t
 
 
 def reference(family: str, arrays: list[torch.Tensor]) -> np.ndarray:
+    """The float64 reference of kernels_testing (the norms with :data:`EPS`)."""
     as64 = [a.to(torch.float64).numpy() for a in arrays]
-    fn = {
-        "rms_norm": ref_rms_norm,
-        "layer_norm": ref_layer_norm,
-        "swiglu": ref_swiglu,
-        "softmax": ref_softmax,
-    }[family]
-    return np.asarray(fn(*as64))
+    if family in ("rms_norm", "layer_norm"):
+        as64.append(EPS)
+    return np.asarray(getattr(kt, f"ref_{family}")(*as64))
 
 
 def run(impl: Implementation, arrays: list[torch.Tensor]) -> Any:
@@ -131,16 +97,18 @@ def test_emulated(impl: Implementation, dtype: str, hidden: int) -> None:
 @pytest.mark.parametrize("family", ["rms_norm", "layer_norm", "softmax"])
 def test_streamed_rows(family: str) -> None:
     """The variant for rows over 64 KiB (each pass reads global memory), forced at 1032."""
-    build = {
-        "rms_norm": hopper.build_rms_norm,
-        "layer_norm": hopper.build_layer_norm,
-        "softmax": hopper.build_softmax,
-    }[family]
-    k = build(dtype="f32", hidden=1032, staged=False)
+    (impl,) = (i for i in hopper.IMPLEMENTATIONS if i.family == family)
+    k = impl.build(dtype="f32", hidden=1032, staged=False)
     assert ".b8 row[" not in k.ptx(R=3)  # no staging buffer
     arrays = inputs(family, "f32", 3, 1032, seed=7)
     out = k(*arrays, EPS) if family != "softmax" else k(*arrays)
     check(out, reference(family, arrays), "f32")
+
+
+def test_threads_per_row_are_a_power_of_two() -> None:
+    """ptx.block_reduce_* takes a power-of-two warp count: 2 to 4 vectors per thread."""
+    counts = [common.threads_for(v) for v in (1, 128, 129, 258, 4096, 10**6)]
+    assert counts == [32, 32, 64, 128, 1024, 1024]
 
 
 def test_long_rows_are_streamed() -> None:
@@ -168,7 +136,7 @@ def test_softmax_extreme_rows() -> None:
     impl = next(i for i in IMPLS if i.name == "ampere.softmax")
     x = torch.tensor([[1000.0, 999.0, -1000.0, 0.0] * 2, [3.0] * 8], dtype=torch.float32)
     out = impl.call(x)
-    check(out, ref_softmax(x.double().numpy()), "f32")
+    check(out, kt.ref_softmax(x.double().numpy()), "f32")
 
 
 # --- refusals -------------------------------------------------------------------------------------
@@ -202,34 +170,6 @@ def test_refused_shapes(impl: Implementation) -> None:
 
 # --- ptxas ----------------------------------------------------------------------------------------
 
-_USED = re.compile(r"Used (\d+) registers")
-_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
-
-
-@pytest.fixture(scope="module")
-def ptxas() -> str:
-    path = find_tool("ptxas")
-    if path is None:
-        pytest.skip("no ptxas: pip install nvidia-cuda-nvcc")
-    return str(path)
-
-
-def ptxas_report(ptxas: str, ptx: str, arch: str) -> tuple[int, int]:
-    """``(registers, spill bytes)`` from ``ptxas -v`` for one kernel."""
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "k.ptx"
-        src.write_text(ptx)
-        proc = subprocess.run(
-            [ptxas, "-v", f"-arch={arch}", "-o", str(Path(d) / "k.cubin"), str(src)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    assert proc.returncode == 0, proc.stderr
-    used, spills = _USED.search(proc.stderr), _SPILLS.search(proc.stderr)
-    assert used and spills, proc.stderr
-    return int(used[1]), int(spills[1]) + int(spills[2])
-
 
 @pytest.mark.parametrize("impl", IMPLS, ids=lambda i: i.name)
 def test_assembles_without_spills(impl: Implementation, ptxas: str) -> None:
@@ -237,9 +177,10 @@ def test_assembles_without_spills(impl: Implementation, ptxas: str) -> None:
     for dtype in impl.dtypes:
         k = impl.build(**{**impl.example, "dtype": dtype})
         assert k.arch == impl.arch
-        regs, spills = ptxas_report(ptxas, k.ptx(**dims), impl.arch)
+        usage = kt.ptxas_usage(k, ptxas, **dims)
+        spills = usage.spill_stores + usage.spill_loads
         assert spills == impl.spills == 0, f"{impl.name} {dtype}: {spills} spill bytes"
-        assert regs <= 64, f"{impl.name} {dtype}: {regs} registers"
+        assert usage.registers <= 64, f"{impl.name} {dtype}: {usage.registers} registers"
 
 
 def test_ptx_does_not_grow_with_hidden() -> None:
@@ -250,7 +191,7 @@ def test_ptx_does_not_grow_with_hidden() -> None:
     """
 
     def lines(hidden: int, staged: bool) -> int:
-        k = hopper.build_layer_norm(dtype="bf16", hidden=hidden, staged=staged)
+        k = LAYER_NORM.build(dtype="bf16", hidden=hidden, staged=staged)
         return len(k.ptx(R=1).splitlines())
 
     assert lines(2**16, False) == lines(2**20, False)
@@ -258,15 +199,6 @@ def test_ptx_does_not_grow_with_hidden() -> None:
 
 
 # --- GPU ------------------------------------------------------------------------------------------
-
-
-def _gpu_arch() -> str:
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device visible to torch")
-    major, minor = torch.cuda.get_device_capability()
-    return {(8, 0): "sm_80", (9, 0): "sm_90a", (10, 0): "sm_100a"}.get(
-        (major, minor), f"sm_{major}{minor}"
-    )
 
 
 TORCH_REF = {
@@ -302,7 +234,7 @@ def _runs_on(kernel_arch: str, device: str) -> bool:
     ("rows", "hidden"), [(1, 64), (1000, 4096), (4097, 8192), (7, 40000)], ids=str
 )
 def test_gpu_against_torch(impl: Implementation, rows: int, hidden: int) -> None:
-    found = _gpu_arch()
+    found = kt.cuda_arch()
     if not _runs_on(impl.arch, found):  # the sm_80 kernels also run on an H100 / H200
         pytest.skip(f"needs {impl.arch}, found {found}")
     for dtype in impl.dtypes:

@@ -20,7 +20,15 @@ from pathlib import Path
 
 from pyptx.dsl.tools import find_tool
 
-__all__ = ["PtxasError", "PtxasUsage", "assemble_verbose", "find_ptxas", "parse_usage", "version"]
+__all__ = [
+    "PtxasError",
+    "PtxasUsage",
+    "assemble_verbose",
+    "find_ptxas",
+    "parse_usage",
+    "run_verbose",
+    "version",
+]
 
 
 class PtxasError(RuntimeError):
@@ -94,6 +102,34 @@ def parse_usage(report: str, entry: str) -> PtxasUsage:
     raise PtxasError(f"ptxas -v reported no resource usage for {entry}:\n{report.strip()}")
 
 
+def run_verbose(ptx: str, arch: str, ptxas: str, name: str = "kernel") -> str:
+    """Assemble ``ptx`` for ``arch`` with ``ptxas -v`` and return its report (stdout + stderr).
+
+    Args:
+        ptx: the module's PTX text.
+        arch: the ``-arch`` target ("sm_90a").
+        ptxas: the ptxas executable.
+        name: what the PTX is, for the error message (the entry name).
+
+    Raises:
+        PtxasError: ptxas rejected the PTX (its first message in the error).
+    """
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / f"{name}.ptx"
+        src.write_text(ptx)
+        proc = subprocess.run(
+            [ptxas, "-v", f"-arch={arch}", "-o", str(Path(d) / "k.cubin"), str(src)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    report = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        errors = [ln for ln in report.splitlines() if "error" in ln.lower()]
+        raise PtxasError(f"ptxas rejected {name}: {(errors or [report.strip()])[0].strip()}")
+    return report
+
+
 def assemble_verbose(ptx: str, arch: str, entry: str, ptxas: str) -> PtxasUsage:
     """Assemble ``ptx`` for ``arch`` with ``ptxas -v`` and return ``entry``'s usage.
 
@@ -107,17 +143,4 @@ def assemble_verbose(ptx: str, arch: str, entry: str, ptxas: str) -> PtxasUsage:
         PtxasError: ptxas rejected the PTX (its first message in the error), or printed no
             report for ``entry``.
     """
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / f"{entry}.ptx"
-        src.write_text(ptx)
-        proc = subprocess.run(
-            [ptxas, "-v", f"-arch={arch}", "-o", str(Path(d) / "k.cubin"), str(src)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    report = proc.stdout + proc.stderr
-    if proc.returncode != 0:
-        errors = [ln for ln in report.splitlines() if "error" in ln.lower()]
-        raise PtxasError(f"ptxas rejected {entry}: {(errors or [report.strip()])[0].strip()}")
-    return parse_usage(report, entry)
+    return parse_usage(run_verbose(ptx, arch, ptxas, entry), entry)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel
 
 __all__ = [
     "ARCHES",

@@ -18,13 +18,13 @@ See docs/guide/kernels/rowwise.md for the design.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyptx import Tile, kernel, ptx, reg, smem
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel, Tile, kernel, ptx, reg, smem
 from pyptx.reg import Reg
 from pyptx.smem import SharedAlloc
 from pyptx.types import b32, bf16, bf16x2, f16, f16x2, f32, u32, u64
@@ -93,9 +93,13 @@ _BY_ARRAY_NAME = {d.array_name: d.name for d in DTYPES.values()}
 
 
 def threads_for(vectors: int) -> int:
-    """Threads per CTA for a row of ``vectors`` 16-byte vectors: a multiple of 32, 32..1024."""
+    """Threads per CTA for a row of ``vectors`` 16-byte vectors: a power of two, 32..1024.
+
+    The power of two at or above ``vectors / 4`` (so a thread owns 2 to 4 vectors below the
+    1024-thread cap), since ``ptx.block_reduce_*`` takes a power-of-two warp count.
+    """
     want = -(-vectors // VECTORS_PER_THREAD)
-    return min(MAX_THREADS, max(32, -(-want // 32) * 32))
+    return min(MAX_THREADS, max(32, 1 << (want - 1).bit_length()))
 
 
 # --- 16-byte vectors -----------------------------------------------------------------------
@@ -222,37 +226,16 @@ def owned_vectors(spec: RowKernelSpec, tid: Reg) -> Any:
 def block_allreduce(value: Reg, op: str, spec: RowKernelSpec, tid: Reg, name: str) -> Reg:
     """Reduce ``value`` (f32) over the CTA with ``op`` (``"sum"`` or ``"max"``); all get it.
 
-    1. a butterfly inside each warp (``ptx.warp_reduce_*``, five shuffle/op pairs);
-    2. lane 0 of warp ``w`` stores the warp's result in ``name[w]`` and ``bar.sync 0`` makes
-       the stores visible;
-    3. every warp reads the ``W`` results back, lane ``l`` slot ``l % P`` (``P`` the power of
-       two at or above ``W``; slots ``>= W`` contribute the identity), and a width-``P``
-       butterfly leaves the CTA's result in every lane of every group.
-
-    Each reduction has its own ``name`` buffer, so a later reduction never overwrites slots a
-    slow warp may still be reading: one barrier per reduction suffices.
+    ``ptx.block_reduce_sum`` / ``block_reduce_max``: a butterfly in each warp, lane 0 of warp
+    ``w`` stores the warp's result in ``name[w]``, ``bar.sync 0``, then every warp reads the
+    ``W`` partials back and reduces them with a width-``W`` butterfly (a single warp: the
+    butterfly alone). Each reduction has its own ``name`` buffer, so a later reduction never
+    overwrites partials a slow warp may still be reading: one barrier per reduction suffices.
     """
-    warp_reduce = ptx.warp_reduce_sum if op == "sum" else ptx.warp_reduce_max
-    total = warp_reduce(value)
     warps = spec.threads // 32
-    if warps == 1:
-        return total
-    slots = smem.alloc(f32, 32, name=name)
-    base = smem.base(slots)
-    lane, warp = tid & 31, tid >> 5
-    with ptx.if_(lane == 0):
-        ptx.st(ptx.addr(base + (warp << 2)), total, space="shared")
-    ptx.bar.sync(0)
-    width = 1 << (warps - 1).bit_length()
-    slot = lane & (width - 1)
-    addr = ptx.addr(base + (slot << 2))
-    if width == warps:
-        mine = reg.scalar(f32)
-        ptx.ld(mine, addr, space="shared")
-    else:
-        mine = reg.scalar(f32, 0.0 if op == "sum" else -math.inf)
-        ptx.ld(mine, addr, space="shared", pred=slot < warps)
-    return warp_reduce(mine, width=width)
+    reduce = ptx.block_reduce_sum if op == "sum" else ptx.block_reduce_max
+    scratch = smem.alloc(f32, warps, name=name) if warps > 1 else None
+    return reduce(value, scratch, warps=warps, tid=tid)
 
 
 def _row_setup(spec: RowKernelSpec, x: Any, stage: Stager) -> tuple[Reg, Reg, RowSource]:
@@ -574,7 +557,11 @@ ALL_DTYPES = ("f32", "bf16", "f16")
 
 
 def make_build(family: str, arch: str, stage: Stager) -> Callable[..., Kernel]:
-    """The (uncached) ``build`` of one family on one arch; the arch module caches it."""
+    """The (uncached) ``build`` of one family on one arch.
+
+    ``build(dtype=, hidden=, staged=None)`` for the row kernels (``staged=None``: staged when
+    the row fits :data:`MAX_STAGED_BYTES`), ``build(dtype=)`` for SwiGLU.
+    """
     if family == "swiglu":
 
         def build_swiglu(*, dtype: str) -> Kernel:
@@ -592,11 +579,15 @@ def make_build(family: str, arch: str, stage: Stager) -> Callable[..., Kernel]:
 
 
 def rowwise_implementations(
-    prefix: str, arch: str, builds: dict[str, Callable[..., Kernel]], notes: str
+    prefix: str, arch: str, stage: Stager, families: Sequence[str], notes: str
 ) -> tuple[Implementation, ...]:
-    """One :class:`Implementation` per family of ``builds``: ``<prefix>.<family>`` on ``arch``."""
+    """One :class:`Implementation` per family: ``<prefix>.<family>`` on ``arch``.
+
+    Each one's ``build`` is :func:`make_build`'s for ``stage``, cached per configuration.
+    """
     impls = []
-    for family, build in builds.items():
+    for family in families:
+        build = functools.cache(make_build(family, arch, stage))
         example = {"dtype": "bf16"} if family == "swiglu" else {"dtype": "bf16", "hidden": 4096}
 
         def call(*args: Any, _f: str = family, _b: Any = build) -> Any:

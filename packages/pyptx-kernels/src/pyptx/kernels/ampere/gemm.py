@@ -38,20 +38,13 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
 
-from pyptx import ptx as _ptx
-from pyptx import reg, smem
-from pyptx.dsl.intrinsic import intrinsic
-from pyptx.dsl.kernel import Kernel, kernel
-from pyptx.dsl.tile import Tile
+from pyptx import Kernel, Tile, intrinsic, kernel, ptx, reg, smem
 from pyptx.types import b32, bf16, bf16x2, f16, f16x2, f32, pred, s32, u32, u64
 
 from .._registry import Implementation, KernelUnavailable
 from ._gemm_tiles import CHUNK, ELEM, TileConfig
 
 __all__ = ["EXAMPLE", "IMPLEMENTATIONS", "build", "call"]
-
-# ``pyptx.ptx`` re-exports its instruction families at import time, which mypy cannot see.
-ptx: Any = _ptx
 
 _ELEMENT = {"bf16": bf16, "f16": f16}
 _PAIR = {"bf16": bf16x2, "f16": f16x2}

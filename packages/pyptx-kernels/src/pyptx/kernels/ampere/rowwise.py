@@ -14,7 +14,6 @@ no shared memory). The design is in docs/guide/kernels/rowwise.md.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from pyptx import ptx, reg, smem
@@ -24,20 +23,12 @@ from pyptx.types import u32
 from .._rowwise_common import (
     VEC_BYTES,
     RowKernelSpec,
-    make_build,
     owned_vectors,
     rowwise_implementations,
     vector_addr,
 )
 
-__all__ = [
-    "IMPLEMENTATIONS",
-    "build_layer_norm",
-    "build_rms_norm",
-    "build_softmax",
-    "build_swiglu",
-    "stage_row_cp_async",
-]
+__all__ = ["IMPLEMENTATIONS", "stage_row_cp_async"]
 
 ARCH = "sm_80"
 
@@ -59,24 +50,11 @@ def stage_row_cp_async(spec: RowKernelSpec, tid: Reg, x_row: Reg, row_smem: Any)
     ptx.cp.async_.wait_group(0)
 
 
-build_rms_norm = functools.cache(make_build("rms_norm", ARCH, stage_row_cp_async))
-"""``build_rms_norm(dtype=, hidden=, staged=None)``: the traced RMSNorm kernel (cached)."""
-build_layer_norm = functools.cache(make_build("layer_norm", ARCH, stage_row_cp_async))
-"""``build_layer_norm(dtype=, hidden=, staged=None)``: the traced LayerNorm kernel (cached)."""
-build_softmax = functools.cache(make_build("softmax", ARCH, stage_row_cp_async))
-"""``build_softmax(dtype=, hidden=, staged=None)``: the traced softmax kernel (cached)."""
-build_swiglu = functools.cache(make_build("swiglu", ARCH, stage_row_cp_async))
-"""``build_swiglu(dtype=)``: the traced SwiGLU kernel (cached)."""
-
 IMPLEMENTATIONS = rowwise_implementations(
     "ampere",
     ARCH,
-    {
-        "rms_norm": build_rms_norm,
-        "layer_norm": build_layer_norm,
-        "swiglu": build_swiglu,
-        "softmax": build_softmax,
-    },
+    stage_row_cp_async,
+    ("rms_norm", "layer_norm", "swiglu", "softmax"),
     notes="one CTA per row, row staged with cp.async (rows over 64 KiB streamed)",
 )
 """RMSNorm, LayerNorm, SwiGLU and softmax for sm_80."""

@@ -37,12 +37,10 @@ descriptors"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from pyptx import ptx as _ptx
-from pyptx import reg, smem
+from pyptx import ptx, reg, smem
 from pyptx.dsl import umma
-from pyptx.dsl.regs import Reg
+from pyptx.reg import Reg
 from pyptx.types import b32, bf16, bf16x2, f32, u32, u64
 
 __all__ = [
@@ -68,10 +66,6 @@ MMA_K = 16
 """K of one ``tcgen05.mma.kind::f16``."""
 THREADS = 128
 """Four warps: TMEM lanes are split in four 32-lane quarters, one per warp."""
-
-ptx: Any = _ptx
-"""``pyptx.ptx``, whose instruction namespaces are assembled at import time (so a type checker
-cannot see them)."""
 
 A_STAGE = BM * BK * 2
 B_CHUNK = BK * CHUNK * 2
@@ -175,13 +169,7 @@ def setup(cfg: Config) -> Pipeline:
             ptx.mbarrier.init(empty[s], 1)  # one tcgen05.commit per phase
         ptx.mbarrier.init(done[0], 1)
         ptx.fence.mbarrier_init()
-    ptx.tcgen05.fence.before_thread_sync()
-    if group == 2:
-        ptx.cluster.arrive(sem="release", aligned=True)
-        ptx.cluster.wait(aligned=True)
-    else:
-        ptx.bar.sync(0)
-    ptx.tcgen05.fence.after_thread_sync()
+    _sync_with_tcgen05(group)
     tmem = smem.load(u32, slot)
     return Pipeline(
         cfg=cfg,
@@ -195,6 +183,24 @@ def setup(cfg: Config) -> Pipeline:
         lane=lane,
         rank=rank,
     )
+
+
+def _sync_with_tcgen05(group: int) -> None:
+    """A CTA barrier (cluster barrier with ``cta_group = 2``) that orders tcgen05 operations.
+
+    Every thread of the CTA, or of both CTAs of the pair, meets; the tcgen05 operations
+    before the barrier are ordered before those after it. Emits
+    ``tcgen05.fence::before_thread_sync``, then ``barrier.cluster.arrive.release`` +
+    ``barrier.cluster.wait`` (pair) or ``bar.sync 0`` (one CTA), then
+    ``tcgen05.fence::after_thread_sync``.
+    """
+    ptx.tcgen05.fence.before_thread_sync()
+    if group == 2:
+        ptx.cluster.arrive(sem="release", aligned=True)
+        ptx.cluster.wait(aligned=True)
+    else:
+        ptx.bar.sync(0)
+    ptx.tcgen05.fence.after_thread_sync()
 
 
 def _stage(p: Pipeline, kt: Reg) -> tuple[Reg, Reg, Reg, Reg]:
@@ -355,12 +361,6 @@ def teardown(p: Pipeline) -> None:
     memory and barriers, which the peer's MMAs and commits use) alive until both are done.
     """
     group = p.cfg.cta_group
-    ptx.tcgen05.fence.before_thread_sync()
-    if group == 2:
-        ptx.cluster.arrive(sem="release", aligned=True)
-        ptx.cluster.wait(aligned=True)
-    else:
-        ptx.bar.sync(0)
-    ptx.tcgen05.fence.after_thread_sync()
+    _sync_with_tcgen05(group)
     with ptx.if_(p.warp == 0):
         ptx.tcgen05.dealloc(p.tmem, p.cfg.bn, cta_group=group)

@@ -1,20 +1,24 @@
 """Blackwell (sm_100a) bf16 GEMMs on ``tcgen05``: 1-CTA, 2-CTA (``cta_group::2``) and grouped.
 
-``gemm_bf16`` computes ``C = A @ B`` for row-major ``A (M, K)`` and ``B (K, N)`` bf16 with
-fp32 accumulation in Tensor Memory and a bf16 result (``torch.matmul`` semantics). Each CTA
+``gemm_bf16`` (1-CTA) and ``gemm_bf16_2cta`` compute ``C = A @ B`` for row-major
+``A (M, K)`` and ``B (K, N)`` bf16 with fp32 accumulation in Tensor Memory and a bf16 result
+(``torch.matmul`` semantics). Each CTA
 runs a warp-specialized pipeline (see :mod:`._gemm_kernel` and
 ``docs/guide/kernels/gemm_blackwell.md``): one thread streams k-tiles into a ring of shared
 memory stages with TMA, one thread issues ``tcgen05.mma`` and releases stages with
 ``tcgen05.commit``, and all four warps move the accumulator out of TMEM (``tcgen05.ld``),
 convert it and store it. The K loop is a device loop: the PTX does not grow with K.
 
-Two variants (``cta_group`` of the configuration):
+Two kernels, two library entries (``cta_group`` of the configuration):
 
-* ``cta_group=1``: a CTA computes a ``128 x bn`` tile with ``M = 128`` MMAs.
-* ``cta_group=2``: a cluster of two CTAs computes a ``256 x bn`` tile with one
-  ``M = 256`` MMA per K step; each CTA loads its 128 rows of A and half the columns of B,
-  so a CTA's shared memory traffic per MMA flop is halved. ``call`` uses it when ``M``
-  has at least :data:`TWO_CTA_MIN_M` rows.
+* ``blackwell.gemm_bf16_2cta`` (``cta_group=2``): a cluster of two CTAs computes a
+  ``256 x bn`` tile with one ``M = 256`` MMA per K step; each CTA loads its 128 rows of A
+  and half the columns of B, so a CTA's shared memory traffic per MMA flop is halved. Its
+  ``call`` refuses ``M`` below :data:`TWO_CTA_MIN_M` (there the 1-CTA kernel launches twice
+  the CTAs and fills the GPU better), so that :func:`pyptx.kernels.gemm`, which asks the
+  entries in table order, runs it for large ``M`` and the 1-CTA kernel otherwise.
+* ``blackwell.gemm_bf16`` (``cta_group=1``): a CTA computes a ``128 x bn`` tile with
+  ``M = 128`` MMAs; any ``M``.
 
 ``grouped_gemm_bf16`` runs a list of ``(M_i, K) @ (K, N)`` products (the MoE expert shape:
 every group has the same ``K`` and ``N``, any ``M_i``, zero included) in one launch.
@@ -31,13 +35,12 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from pyptx import reg
-from pyptx.dsl.kernel import Kernel, kernel
-from pyptx.dsl.tile import Layout, Tile
+from pyptx import Kernel, Layout, Tile, kernel, ptx, reg
 from pyptx.types import bf16, s32, u32, u64
 
+from .._gemm_arrays import concat_rows, like, split_rows, stack, zeros
 from .._registry import Implementation, KernelUnavailable
-from . import _gemm_grouped as grouped
+from ._gemm_grouped import tile_table
 from ._gemm_kernel import (
     BK,
     BM,
@@ -47,7 +50,6 @@ from ._gemm_kernel import (
     epilogue,
     issue_mmas,
     produce,
-    ptx,
     setup,
     teardown,
 )
@@ -58,13 +60,16 @@ __all__ = [
     "build_gemm",
     "build_grouped_gemm",
     "gemm_bf16",
+    "gemm_bf16_2cta",
     "grouped_gemm_bf16",
 ]
 
 ARCH = "sm_100a"
 
 TWO_CTA_MIN_M = 512
-"""``gemm_bf16`` uses the 2-CTA kernel from this many rows of A (smaller M: 1-CTA)."""
+"""``gemm_bf16_2cta`` takes ``M`` from this many rows of A; below, the 1-CTA kernel is the
+better choice (twice the CTAs of the at most two rows of 256-row pair tiles) and the call
+refuses."""
 
 ONE_CTA = {"bn": 128, "stages": 4, "cta_group": 1}
 """The default 1-CTA configuration: a 128 x 128 tile, 4 stages of 32 KB."""
@@ -222,21 +227,51 @@ def _dims(a: Any, b: Any) -> tuple[int, int, int]:
     return int(m), int(n), int(k)
 
 
-def gemm_bf16(a: Any, b: Any, **config: int) -> Any:
-    """``a @ b`` for bf16 ``a (M, K)`` and ``b (K, N)``: a bf16 ``(M, N)`` array, fp32 accumulation.
+def gemm_bf16(a: Any, b: Any, *, bn: int = 128, stages: int = 4) -> Any:
+    """``a @ b`` for bf16 ``a (M, K)`` and ``b (K, N)`` with the 1-CTA kernel (:data:`ONE_CTA`).
 
-    Runs on the GPU for CUDA arrays, in the emulator for CPU ones. The 2-CTA kernel
-    (:data:`TWO_CTA`) is used from :data:`TWO_CTA_MIN_M` rows, else the 1-CTA one
-    (:data:`ONE_CTA`); ``config`` overrides the chosen configuration's keys (``bn``,
-    ``stages``, ``cta_group``).
+    A bf16 ``(M, N)`` array, fp32 accumulation; any ``M``. Runs on the GPU for CUDA arrays,
+    in the emulator for CPU ones.
+
+    Args:
+        a: (M, K) bf16, row-major.
+        b: (K, N) bf16, row-major.
+        bn: columns of the tile (128 or 256).
+        stages: pipeline depth (2, 4 or 8).
 
     Raises:
         KernelUnavailable: K or N not a multiple of 8, or an empty dimension.
         ValueError: a or b not 2-D, or their inner dimensions differ.
     """
     m, n, k = _dims(a, b)
-    chosen = TWO_CTA if m >= TWO_CTA_MIN_M else ONE_CTA
-    return build_gemm(M=m, N=n, K=k, **{**chosen, **config})(a, b)
+    return build_gemm(M=m, N=n, K=k, bn=bn, stages=stages, cta_group=1)(a, b)
+
+
+def gemm_bf16_2cta(a: Any, b: Any, *, bn: int = 256, stages: int = 4) -> Any:
+    """``a @ b`` for bf16 ``a (M, K)`` and ``b (K, N)`` with the 2-CTA kernel (:data:`TWO_CTA`).
+
+    As :func:`gemm_bf16`, with a pair of CTAs (``cta_group::2``) per 256-row tile, for
+    ``M`` of at least :data:`TWO_CTA_MIN_M`.
+
+    Args:
+        a: (M, K) bf16, row-major, ``M >= TWO_CTA_MIN_M``.
+        b: (K, N) bf16, row-major.
+        bn: columns of the pair's tile (128 or 256).
+        stages: pipeline depth (2, 4 or 8).
+
+    Raises:
+        KernelUnavailable: ``M`` below :data:`TWO_CTA_MIN_M` (``blackwell.gemm_bf16`` is the
+            better kernel there), K or N not a multiple of 8, or an empty dimension.
+        ValueError: a or b not 2-D, or their inner dimensions differ.
+    """
+    m, n, k = _dims(a, b)
+    if m < TWO_CTA_MIN_M:
+        raise KernelUnavailable(
+            f"blackwell.gemm_bf16_2cta takes M >= {TWO_CTA_MIN_M}; M = {m} fills at most "
+            f"{_ceil(m, 2 * BM)} pair tile(s) of 256 rows, where the 1-CTA kernel "
+            "(blackwell.gemm_bf16) is the better choice"
+        )
+    return build_gemm(M=m, N=n, K=k, bn=bn, stages=stages, cta_group=2)(a, b)
 
 
 GROUPED = {"bn": 128, "stages": 4}
@@ -272,18 +307,34 @@ def grouped_gemm_bf16(a_list: Sequence[Any], b_list: Sequence[Any], **config: in
             f"({k}) and N ({n}) must be multiples of 8 bf16"
         )
     rows = [int(x.shape[0]) for x in a_list]
+    starts = [sum(rows[:i]) for i in range(len(rows))]
     total = sum(rows)
     if total == 0 or k == 0 or n == 0:
-        return grouped.split(grouped.zeros(a_list[0], (total, n)), rows)
-    table = grouped.tile_table(rows, BM)
+        return split_rows(zeros(a_list[0], (total, n)), starts, rows)
+    table = tile_table(rows, BM)
     cfg = {**GROUPED, **config}
     kern = build_grouped_gemm(rows=total, tiles=len(table), groups=len(b_list), N=n, K=k, **cfg)
-    a = grouped.concat(a_list)
-    out = kern(a, grouped.stack(b_list), grouped.to_library(table, a))
-    return grouped.split(out, rows)
+    a = concat_rows(a_list)
+    out = kern(a, stack(b_list), like(a, table))
+    return split_rows(out, starts, rows)
 
 
 IMPLEMENTATIONS: tuple[Implementation, ...] = (
+    # The 2-CTA entry comes first: gemm() asks the entries in this order, and this one
+    # refuses M < TWO_CTA_MIN_M, which the 1-CTA entry then takes.
+    Implementation(
+        name="blackwell.gemm_bf16_2cta",
+        family="gemm",
+        arch=ARCH,
+        dtypes=("bf16",),
+        example={"M": 4096, "N": 4096, "K": 4096, **TWO_CTA},
+        build=build_gemm,
+        call=gemm_bf16_2cta,
+        notes=(
+            "tcgen05 cta_group::2: a CTA pair per 256x256 tile, M=256 MMAs, 4-stage TMA ring; "
+            f"takes M >= {TWO_CTA_MIN_M} (the 1-CTA entry takes smaller M)"
+        ),
+    ),
     Implementation(
         name="blackwell.gemm_bf16",
         family="gemm",
@@ -292,10 +343,7 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
         example={"M": 4096, "N": 4096, "K": 4096, **ONE_CTA},
         build=build_gemm,
         call=gemm_bf16,
-        notes=(
-            "tcgen05 + TMEM accumulator, 4-stage TMA ring; cta_group=1 (128x128 tile) or "
-            f"cta_group=2 (256x256 per CTA pair, used from M >= {TWO_CTA_MIN_M})"
-        ),
+        notes="tcgen05 + TMEM accumulator, 128x128 tile per CTA, 4-stage TMA ring; any M",
     ),
     Implementation(
         name="blackwell.grouped_gemm_bf16",

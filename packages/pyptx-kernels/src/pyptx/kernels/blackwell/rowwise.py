@@ -9,15 +9,14 @@ in docs/guide/kernels/rowwise.md.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from pyptx.reg import Reg
 
-from .._rowwise_common import RowKernelSpec, make_build, rowwise_implementations
+from .._rowwise_common import RowKernelSpec, rowwise_implementations
 from ..hopper.rowwise import stage_row_bulk
 
-__all__ = ["IMPLEMENTATIONS", "build_layer_norm", "build_rms_norm", "stage_row_bulk_cta"]
+__all__ = ["IMPLEMENTATIONS", "stage_row_bulk_cta"]
 
 ARCH = "sm_100a"
 
@@ -27,15 +26,11 @@ def stage_row_bulk_cta(spec: RowKernelSpec, tid: Reg, x_row: Reg, row_smem: Any)
     stage_row_bulk(spec, tid, x_row, row_smem, dst_space="shared::cta")
 
 
-build_rms_norm = functools.cache(make_build("rms_norm", ARCH, stage_row_bulk_cta))
-"""``build_rms_norm(dtype=, hidden=, staged=None)``: the traced RMSNorm kernel (cached)."""
-build_layer_norm = functools.cache(make_build("layer_norm", ARCH, stage_row_bulk_cta))
-"""``build_layer_norm(dtype=, hidden=, staged=None)``: the traced LayerNorm kernel (cached)."""
-
 IMPLEMENTATIONS = rowwise_implementations(
     "blackwell",
     ARCH,
-    {"rms_norm": build_rms_norm, "layer_norm": build_layer_norm},
+    stage_row_bulk_cta,
+    ("rms_norm", "layer_norm"),
     notes="the Hopper design: one CTA per row, row staged by one cp.async.bulk (.shared::cta) "
     "+ mbarrier (rows over 64 KiB streamed)",
 )

@@ -46,6 +46,8 @@ registers: rows ``g`` and ``g + 8`` by columns ``2q, 2q + 1`` and ``2q + 8, 2q +
 the accumulator elements ``d[8k .. 8k + 7]`` packed pairwise. So ``P`` needs no data
 movement: ``cvt.rn.bf16x2.f32`` of neighbouring accumulators is already the A operand of
 ``O += P V``. The row max and sum reduce over the four lanes of a quad (two ``shfl.bfly``).
+The code reads element ``i``'s place from ``ptx.wgmma_acc_offsets(N)[i]`` = (``8 * (e >= 2)``,
+``8j + e % 2``), relative to the thread's row ``16w + g`` and column ``2q``.
 """
 
 from __future__ import annotations
@@ -56,18 +58,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pyptx import ptx as _ptx_module
-from pyptx import reg, smem
-from pyptx.dsl.kernel import Kernel, TensorArg, kernel
-from pyptx.dsl.regs import Reg
-from pyptx.dsl.shared import MbarrierArray, SharedAlloc
-from pyptx.dsl.tile import Layout, Tile
+from pyptx import Kernel, Layout, TensorArg, Tile, kernel, ptx, reg, smem
+from pyptx.reg import Reg
+from pyptx.smem import MbarrierArray, SharedAlloc
 from pyptx.types import bf16, bf16x2, f16, f16x2, f32, pred, s32, u32, u64
 
 __all__ = ["BM", "BN", "HEAD_DIMS", "STAGES", "THREADS", "attention_kernel"]
-
-# pyptx.ptx re-exports its instruction families at import time, which mypy cannot follow.
-ptx: Any = _ptx_module
 
 BM = 128
 """Query rows per CTA: two consumer warpgroups of 64 rows."""
@@ -87,8 +83,9 @@ _NEG_INF = float("-inf")
 _PRODUCER_REGS = 40  # setmaxnreg budgets: 128 * 40 + 256 * 232 = 64512 <= 65536
 _CONSUMER_REGS = 232
 _CONSUMER_WARPS = 8
-_TURN_BARRIERS = (1, 2)  # named barriers of the ping-pong (0 is the CTA-wide bar.sync)
-_TURN_THREADS = 256  # both consumer warpgroups take part in each turn barrier
+# The ping-pong's named barriers (0 is the CTA-wide bar.sync): barrier 1 gives consumer
+# warpgroup 0 its turn, barrier 2 warpgroup 1; both warpgroups (256 threads) take part in each.
+_TURNS = (ptx.named_barrier(1, count=256), ptx.named_barrier(2, count=256))
 
 _TYPES = {"bf16": (bf16, bf16x2), "f16": (f16, f16x2)}
 
@@ -241,7 +238,7 @@ def _producer(
     ptx.mbarrier.arrive.expect_tx(sh.q_full[0], BM * cfg.head_dim * 2)
     for c in range(cfg.chunks):
         box = sh.q.addr(c * BM * _ROW_BYTES)
-        ptx.cp.async_.bulk.tensor(box, q.tma_desc(), (c * _CHUNK, q_row), sh.q_full[0])
+        ptx.tma.load_2d(box, q.tma_desc(), row=q_row, col=c * _CHUNK, mbar=sh.q_full[0])
 
     k_row = reg.scalar(u32)
     ptx.mul(k_row, tile.bh, tile.seq_k, mode="lo")
@@ -266,7 +263,7 @@ def _producer(
             dst = buf_base + buf_off
             for c in range(cfg.chunks):
                 box = ptx.addr(dst, c * BN * _ROW_BYTES)
-                ptx.cp.async_.bulk.tensor(box, desc, (c * _CHUNK, k_row), ptx.addr(full))
+                ptx.tma.load_2d(box, desc, row=k_row, col=c * _CHUNK, mbar=ptx.addr(full))
         ptx.add(k_row, k_row, BN)
 
 
@@ -319,6 +316,7 @@ def _consumer(cfg: _Config, sh: _Shared, tile: _Tile, o: TensorArg, warp: Reg, l
             st.limits.append(lim)
     for r in st.o:
         ptx.mov(r, 0.0)
+    o_offsets = ptx.wgmma_acc_offsets(cfg.head_dim)  # each O register's row (+0/+8), column
     # Tiles from `mask_from` on hold keys some row of the tile may not see: past seq_k, or
     # (causal) past the tile's first row m0. Earlier tiles skip the masking code.
     mask_from = reg.scalar(u32)
@@ -382,17 +380,17 @@ def _consumer(cfg: _Config, sh: _Shared, tile: _Tile, o: TensorArg, warp: Reg, l
         instruction per warpgroup): with a register id ptxas reserves all sixteen barriers
         and serializes the wgmmas.
         """
-        ptx.bar.sync(_TURN_BARRIERS[0], _TURN_THREADS, pred=is_wg0)
-        ptx.bar.sync(_TURN_BARRIERS[1], _TURN_THREADS, pred=~is_wg0)
+        _TURNS[0].sync(pred=is_wg0)
+        _TURNS[1].sync(pred=~is_wg0)
 
     def hand_over(*, last: bool = False) -> None:
         """Give the other warpgroup its turn (warpgroup 1 keeps its last hand-over)."""
-        ptx.bar.arrive(_TURN_BARRIERS[1], _TURN_THREADS, pred=is_wg0)
+        _TURNS[1].arrive(pred=is_wg0)
         if not last:
-            ptx.bar.arrive(_TURN_BARRIERS[0], _TURN_THREADS, pred=~is_wg0)
+            _TURNS[0].arrive(pred=~is_wg0)
 
     # Warpgroup 1 hands warpgroup 0 the first turn.
-    ptx.bar.arrive(_TURN_BARRIERS[0], _TURN_THREADS, pred=~is_wg0)
+    _TURNS[0].arrive(pred=~is_wg0)
     ptx.mbarrier.wait(sh.q_full[0], 0)
 
     # Tile 0: S_0 and its softmax (O is zero: nothing to rescale).
@@ -417,8 +415,9 @@ def _consumer(cfg: _Config, sh: _Shared, tile: _Tile, o: TensorArg, warp: Reg, l
         alpha = softmax(kt)
         ptx.wgmma.wait_group(0)  # now O is final for tile j - 1, and P is free
         release(prev)
-        for i, r in enumerate(st.o):  # rescale O rows by 2^(m_old c - m_new c)
-            ptx.mul(r, r, alpha[(i % 4) // 2])
+        # Rescale O's rows by 2^(m_old c - m_new c).
+        for r, (drow, _) in zip(st.o, o_offsets, strict=True):
+            ptx.mul(r, r, alpha[drow // 8])
         pack_p()
 
     # The last tile's P V. Warpgroup 1 keeps its last hand-over: its first turn was given,
@@ -447,9 +446,9 @@ def _mask(st: _Softmax, kt: Reg, qd: Reg) -> None:
         r = reg.scalar(s32)
         ptx.sub(r, lim, col0, ty=s32)
         rel.append(r)
-    for i, x in enumerate(st.s):
+    for x, (drow, dcol) in zip(st.s, ptx.wgmma_acc_offsets(BN), strict=True):
         keep = reg.scalar(pred)
-        ptx.setp(keep, rel[(i % 4) // 2], 8 * (i // 4) + i % 2, cmp="gt")
+        ptx.setp(keep, rel[drow // 8], dcol, cmp="gt")
         ptx.selp(x, x, _NEG_INF, keep)
 
 
@@ -477,8 +476,9 @@ def _online_softmax(st: _Softmax, c: float) -> list[Reg]:
     ``p = 2^-inf = 0`` (never ``inf - inf``); the first tile's alpha is ``2^-inf = 0``.
     """
     alphas = []
+    offsets = ptx.wgmma_acc_offsets(BN)
     for half in range(2):
-        row = [x for i, x in enumerate(st.s) if (i % 4) // 2 == half]
+        row = [x for x, (drow, _) in zip(st.s, offsets, strict=True) if drow == 8 * half]
         tile_max = ptx.warp_reduce_max(_tree(ptx.max, row), width=4)
         m_new = reg.scalar(f32)
         ptx.max(m_new, st.m[half], tile_max)
@@ -514,10 +514,12 @@ def _epilogue(
         out = reg.scalar(u64)
         ptx.mad(out, qd, 4, o.ptr() + offset, mode="wide")
         inside = row < tile.seq_q
-        for j in range(cfg.head_dim // 8):
-            lo, hi = st.o[4 * j + 2 * half], st.o[4 * j + 2 * half + 1]
+        for i, (drow, dcol) in enumerate(ptx.wgmma_acc_offsets(cfg.head_dim)):
+            if drow != 8 * half or dcol % 2:
+                continue  # another row, or the odd column of a pair
+            lo, hi = st.o[i], st.o[i + 1]
             ptx.mul(lo, lo, inv)
             ptx.mul(hi, hi, inv)
             packed = reg.scalar(cfg.pair)
             ptx.cvt(packed, hi, lo, rnd="rn")
-            ptx.st(ptx.addr(out, 16 * j), packed, space="global", pred=inside)
+            ptx.st(ptx.addr(out, 2 * dcol), packed, space="global", pred=inside)

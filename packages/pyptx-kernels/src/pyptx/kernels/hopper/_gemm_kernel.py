@@ -44,18 +44,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pyptx import ptx as _ptx
-from pyptx import reg, smem
-from pyptx.dsl.kernel import Kernel, kernel
-from pyptx.dsl.regs import Reg
-from pyptx.dsl.tile import Layout, Tile
+from pyptx import Kernel, Layout, Tile, kernel, ptx, reg, smem
+from pyptx.reg import Reg
 from pyptx.types import bf16, bf16x2, e4m3, s32, u32, u64
 
 __all__ = ["GemmConfig", "GemmShape", "build_kernel", "ctas_for"]
-
-ptx: Any = _ptx
-"""``pyptx.ptx``, typed loosely: its instruction families are exported at import time, which
-a type checker cannot follow."""
 
 THREADS = 384
 """One producer and two consumer warpgroups."""
@@ -420,17 +413,21 @@ def _produce(cta: _Cta, a: Any, b: Any, table: Any) -> None:
             ptx.mbarrier.arrive.expect_tx(ptx.addr(full_s), stage_tx)
             a_dst, b_dst = reg.scalar(u32), reg.scalar(u32)
             ptx.mad(a_dst, ring.stage, cfg.a_stage_bytes, a_dst0, mode="lo")
-            ptx.cp.async_.bulk.tensor(
-                ptx.addr(a_dst), desc_a, (k0, a_row), ptx.addr(full_s), multicast=multicast
-            )
+            bar = ptx.addr(full_s)
+            if multicast is None:
+                ptx.tma.load_2d(ptx.addr(a_dst), desc_a, row=a_row, col=k0, mbar=bar)
+            else:
+                ptx.tma.load_2d_multicast(
+                    ptx.addr(a_dst), desc_a, row=a_row, col=k0, mbar=bar, mask=multicast
+                )
             ptx.mad(b_dst, ring.stage, cfg.b_stage_bytes, b_dst0, mode="lo")
             if cfg.b_mn_major:  # bn / 64 slabs of bk rows x 64 columns; slab j is chunk j
                 for j in range(cfg.bn // 64):
                     col = b_col + 64 * j if j else b_col
                     dst = ptx.addr(b_dst, j * cfg.bk * SPAN) if j else ptx.addr(b_dst)
-                    ptx.cp.async_.bulk.tensor(dst, desc_b, (col, k0), ptx.addr(full_s))
+                    ptx.tma.load_2d(dst, desc_b, row=k0, col=col, mbar=bar)
             else:
-                ptx.cp.async_.bulk.tensor(ptx.addr(b_dst), desc_b, (k0, b_col), ptx.addr(full_s))
+                ptx.tma.load_2d(ptx.addr(b_dst), desc_b, row=b_col, col=k0, mbar=bar)
             ring.advance()
 
     cta.walk(produce)
@@ -444,7 +441,8 @@ def _consume(cta: _Cta, c: Any) -> None:
     wg = (tid >> 7) - 1  # 0 or 1: rows 64 * wg .. 64 * wg + 63 of the tile
     lane = tid & 31
     leader = (tid & 127) == 0  # issues this warpgroup's TMA stores
-    bar_id = wg + 1  # named barrier of this warpgroup's 128 threads (0 is __syncthreads)
+    # This warpgroup's 128 threads sync on named barrier 1 or 2 (0 is __syncthreads).
+    wg_barrier = ptx.named_barrier(wg + 1, count=128)
     acc = reg.wgmma_frag(bn)
     desc_c = c.tma_desc()
 
@@ -518,7 +516,7 @@ def _consume(cta: _Cta, c: Any) -> None:
         ptx.wgmma.wait_group(0)  # the accumulators are final; the last stage is read
         with ptx.if_(signaller):
             release(previous8)
-        _epilogue(cfg, acc, rows, wg_stage, leader, bar_id, desc_c, wg, m0, n0)
+        _epilogue(cfg, acc, rows, wg_stage, leader, wg_barrier, desc_c, wg, m0, n0)
 
     cta.walk(consume)
     # Shared memory must outlive the last stores' reads (and the CTA their writes).
@@ -532,7 +530,7 @@ def _epilogue(
     rows: list[Reg],
     wg_stage: Reg,
     leader: Reg,
-    bar_id: Reg,
+    wg_barrier: ptx.NamedBarrier,
     desc_c: Reg,
     wg: Reg,
     m0: Reg,
@@ -544,7 +542,7 @@ def _epilogue(
     # the thread that issued them waits, the barrier holds everyone else.
     with ptx.if_(leader):
         ptx.cp.async_.bulk.wait_group(0, read=True)
-    ptx.bar.sync(bar_id, 128)
+    wg_barrier.sync()
     # wgmma fragment: d[4j], d[4j+1] are row 16w + l / 4, columns 8j + 2 (l % 4) + 0, 1;
     # d[4j+2], d[4j+3] the same columns 8 rows down: exactly the 8x8 matrix fragments of
     # stmatrix, four per 16 columns.
@@ -556,14 +554,15 @@ def _epilogue(
     # Generic-proxy writes become visible to the TMA (async proxy) after this fence; the
     # barrier then waits for every thread's writes and fence.
     ptx.fence.proxy.async_("shared::cta")
-    ptx.bar.sync(bar_id, 128)
+    wg_barrier.sync()
     with ptx.if_(leader):
         m_row = reg.scalar(u32)
         ptx.mad(m_row, wg, WG_ROWS, m0, mode="lo")
         for j in range(cfg.bn // 64):  # rows or columns past C's edge are clipped
-            ptx.cp.async_.bulk.tensor.store(
+            ptx.tma.store_2d(
                 desc_c,
-                (n0 + 64 * j if j else n0, m_row),
                 ptx.addr(wg_stage, j * slab) if j else ptx.addr(wg_stage),
+                row=m_row,
+                col=n0 + 64 * j if j else n0,
             )
         ptx.cp.async_.bulk.commit_group()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel
 
 from .._registry import Implementation, KernelUnavailable
 from ._attention_kernel import BM, HEAD_DIMS, attention_kernel

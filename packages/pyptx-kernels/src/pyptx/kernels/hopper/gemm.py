@@ -22,10 +22,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel
 
+from .._gemm_arrays import sm_count, transposed
 from .._registry import Implementation, KernelUnavailable
-from ._gemm_arrays import sm_count, transposed
 from ._gemm_kernel import GemmConfig, GemmShape, build_kernel
 
 __all__ = [
@@ -52,48 +52,28 @@ EXAMPLE_FP8: dict[str, Any] = {"m": 4096, "n": 4096, "k": 4096, **TILE_CONFIG}
 
 
 @lru_cache(maxsize=128)
-def build_bf16(
-    *,
-    m: int,
-    n: int,
-    k: int,
-    bn: int = 256,
-    stages: int = 3,
-    cluster: int = 2,
-    group_m: int = 8,
-) -> Kernel:
+def build_bf16(*, m: int, n: int, k: int, **tiles: Any) -> Kernel:
     """The bf16 GEMM kernel for an (m, k) x (k, n) problem (cached per configuration).
 
     Args:
         m: rows of A and C.
         n: columns of B and C.
         k: the reduction dim.
-        bn: tile columns (64, 128, 192, 256).
-        stages: shared-memory ring depth.
-        cluster: CTAs per cluster along N (2: A multicast to both).
-        group_m: row tiles per group of the persistent tile order (L2 locality).
+        **tiles: the tile configuration, :class:`GemmConfig`'s ``bn`` (64, 128, 192, 256),
+            ``stages`` (ring depth), ``cluster`` (CTAs per cluster along N; 2 multicasts A to
+            both) and ``group_m`` (row tiles per group of the persistent tile order); its
+            defaults for the ones not given.
     """
-    cfg = GemmConfig("bf16", bn=bn, stages=stages, cluster=cluster, group_m=group_m)
-    return build_kernel(cfg, GemmShape(m, n, k), "hopper_gemm_bf16")
+    return build_kernel(GemmConfig("bf16", **tiles), GemmShape(m, n, k), "hopper_gemm_bf16")
 
 
 @lru_cache(maxsize=128)
-def build_fp8(
-    *,
-    m: int,
-    n: int,
-    k: int,
-    bn: int = 256,
-    stages: int = 3,
-    cluster: int = 2,
-    group_m: int = 8,
-) -> Kernel:
+def build_fp8(*, m: int, n: int, k: int, **tiles: Any) -> Kernel:
     """The e4m3 GEMM kernel for an (m, k) x (k, n) problem, B given as (n, k) (cached).
 
     Args as for :func:`build_bf16`.
     """
-    cfg = GemmConfig("e4m3", bn=bn, stages=stages, cluster=cluster, group_m=group_m)
-    return build_kernel(cfg, GemmShape(m, n, k), "hopper_gemm_e4m3")
+    return build_kernel(GemmConfig("e4m3", **tiles), GemmShape(m, n, k), "hopper_gemm_e4m3")
 
 
 def _dims(a: Any, b: Any, dtype: str, b_transposed: bool) -> tuple[int, int, int]:

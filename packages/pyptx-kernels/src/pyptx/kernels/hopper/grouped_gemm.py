@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from pyptx.dsl.kernel import Kernel
+from pyptx import Kernel
 
+from .._gemm_arrays import concat_columns, like, pack_rows, sm_count, split_rows, zeros
 from .._registry import Implementation, KernelUnavailable
-from ._gemm_arrays import concat_columns, like, pack_rows, sm_count, split_rows, zeros
 from ._gemm_kernel import GemmConfig, GemmShape, build_kernel
 
 __all__ = ["EXAMPLE", "IMPLEMENTATIONS", "TILE_ROWS", "build", "grouped_gemm_bf16"]
@@ -55,17 +55,7 @@ EXAMPLE: dict[str, Any] = {
 
 
 @lru_cache(maxsize=128)
-def build(
-    *,
-    m: int,
-    n: int,
-    k: int,
-    groups: int,
-    bn: int = 256,
-    stages: int = 3,
-    cluster: int = 2,
-    group_m: int = 8,
-) -> Kernel:
+def build(*, m: int, n: int, k: int, groups: int, **tiles: Any) -> Kernel:
     """The grouped kernel over ``m`` padded rows (a multiple of 128) and ``groups`` experts.
 
     Args:
@@ -73,12 +63,9 @@ def build(
         n: columns of each group's B and of the output.
         k: the reduction dim.
         groups: the number of groups (B is (k, groups * n)).
-        bn: tile columns (64, 128, 192, 256).
-        stages: shared-memory ring depth.
-        cluster: CTAs per cluster along N (2: A multicast to both).
-        group_m: row tiles per group of the persistent tile order (L2 locality).
+        **tiles: the tile configuration, as for :func:`pyptx.kernels.hopper.gemm.build_bf16`.
     """
-    cfg = GemmConfig("bf16", bn=bn, stages=stages, cluster=cluster, grouped=True, group_m=group_m)
+    cfg = GemmConfig("bf16", grouped=True, **tiles)
     return build_kernel(cfg, GemmShape(m, n, k, groups), "hopper_grouped_gemm_bf16")
 
 

@@ -13,22 +13,14 @@ sm_90a. The design is in docs/guide/kernels/rowwise.md.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from pyptx import ptx, smem
 from pyptx.reg import Reg
 
-from .._rowwise_common import RowKernelSpec, make_build, rowwise_implementations
+from .._rowwise_common import RowKernelSpec, rowwise_implementations
 
-__all__ = [
-    "IMPLEMENTATIONS",
-    "build_layer_norm",
-    "build_rms_norm",
-    "build_softmax",
-    "build_swiglu",
-    "stage_row_bulk",
-]
+__all__ = ["IMPLEMENTATIONS", "stage_row_bulk"]
 
 ARCH = "sm_90a"
 
@@ -63,24 +55,11 @@ def stage_row_bulk(
     ptx.mbarrier.wait(full[0], 0)
 
 
-build_rms_norm = functools.cache(make_build("rms_norm", ARCH, stage_row_bulk))
-"""``build_rms_norm(dtype=, hidden=, staged=None)``: the traced RMSNorm kernel (cached)."""
-build_layer_norm = functools.cache(make_build("layer_norm", ARCH, stage_row_bulk))
-"""``build_layer_norm(dtype=, hidden=, staged=None)``: the traced LayerNorm kernel (cached)."""
-build_softmax = functools.cache(make_build("softmax", ARCH, stage_row_bulk))
-"""``build_softmax(dtype=, hidden=, staged=None)``: the traced softmax kernel (cached)."""
-build_swiglu = functools.cache(make_build("swiglu", ARCH, stage_row_bulk))
-"""``build_swiglu(dtype=)``: the traced SwiGLU kernel (cached)."""
-
 IMPLEMENTATIONS = rowwise_implementations(
     "hopper",
     ARCH,
-    {
-        "rms_norm": build_rms_norm,
-        "layer_norm": build_layer_norm,
-        "swiglu": build_swiglu,
-        "softmax": build_softmax,
-    },
+    stage_row_bulk,
+    ("rms_norm", "layer_norm", "swiglu", "softmax"),
     notes="one CTA per row, row staged by one cp.async.bulk + mbarrier (rows over 64 KiB streamed)",
 )
 """RMSNorm, LayerNorm, SwiGLU and softmax for sm_90a."""

@@ -1,4 +1,7 @@
-"""Array plumbing of the Hopper GEMMs, for torch tensors, JAX arrays and numpy arrays alike.
+"""Host-side array plumbing of the Hopper and Blackwell GEMMs, in the caller's library.
+
+For torch tensors, JAX arrays and numpy arrays alike: the grouped GEMMs' packing and
+splitting, FP8's transposed copy of B, the persistent kernels' SM count.
 
 The library is read from the module of the array's type, so nothing here imports torch or JAX
 unless the caller's arrays come from it.
@@ -15,11 +18,13 @@ import numpy as np
 __all__ = [
     "EMULATOR_SMS",
     "concat_columns",
+    "concat_rows",
     "library",
     "like",
     "pack_rows",
     "sm_count",
     "split_rows",
+    "stack",
     "transposed",
     "zeros",
 ]
@@ -101,14 +106,29 @@ def pack_rows(arrays: Sequence[Any], padded: Sequence[int]) -> Any:
     return out
 
 
-def concat_columns(arrays: Sequence[Any]) -> Any:
-    """The 2-D ``arrays`` side by side: ``(rows, sum of columns)``."""
+def _join(arrays: Sequence[Any], how: str, axis: int) -> Any:
+    """``numpy.<how>(arrays, axis)`` (``concatenate`` or ``stack``) in the arrays' library."""
     lib = library(arrays[0])
     if lib == "torch":
-        return importlib.import_module("torch").cat(list(arrays), dim=1)
-    if lib == "jax":
-        return importlib.import_module("jax.numpy").concatenate(list(arrays), axis=1)
-    return np.concatenate(list(arrays), axis=1)
+        join = getattr(importlib.import_module("torch"), "cat" if how == "concatenate" else how)
+        return join(list(arrays), dim=axis)
+    module = importlib.import_module("jax.numpy") if lib == "jax" else np
+    return getattr(module, how)(list(arrays), axis=axis)
+
+
+def concat_rows(arrays: Sequence[Any]) -> Any:
+    """The 2-D ``arrays`` one under the other: ``(sum of rows, columns)``."""
+    return _join(arrays, "concatenate", 0)
+
+
+def concat_columns(arrays: Sequence[Any]) -> Any:
+    """The 2-D ``arrays`` side by side: ``(rows, sum of columns)``."""
+    return _join(arrays, "concatenate", 1)
+
+
+def stack(arrays: Sequence[Any]) -> Any:
+    """The arrays (all of one shape) stacked along a new first axis."""
+    return _join(arrays, "stack", 0)
 
 
 def split_rows(x: Any, starts: Sequence[int], counts: Sequence[int]) -> list[Any]:
