@@ -1,6 +1,7 @@
 """PTX instruction family: tcgen05, the Blackwell tensor cores and Tensor Memory (TMEM).
 
-``ptx.tcgen05`` is a namespace object whose calls each emit exactly one instruction:
+``ptx.tcgen05`` is a namespace object whose instruction calls each emit exactly one
+instruction:
 
 =============================================  ============================================
 call                                           emits
@@ -30,6 +31,12 @@ instruction of one kernel must use the same ``cta_group``; the first call fixes 
 
 Descriptors for ``mma`` and ``cp`` come from :mod:`pyptx.dsl.umma`; its multi-instruction
 runtime helpers are listed in :data:`MULTI_INSTRUCTION`.
+
+The seed system's spellings are offered too, each one of the calls above or an ``umma``
+helper under the seed's name: ``fence_before_thread_sync`` / ``fence_after_thread_sync``,
+``wait_ld`` / ``wait_st``, ``shift(taddr)``, and the descriptor builders
+``make_instr_desc_f16bf16_f32`` (an int, no instruction), ``descriptor`` and
+``masked_descriptor`` (``umma.smem_desc_reg``, listed in :data:`MULTI_INSTRUCTION`).
 """
 
 from __future__ import annotations
