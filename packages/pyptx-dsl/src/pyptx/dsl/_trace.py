@@ -8,7 +8,7 @@ arguments give the same bytes in any process and in any order of tracing.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -157,7 +157,9 @@ class Trace:
     param_types: dict[str, PtxType] = field(default_factory=dict)
     check: bool = True
     verbatim: bool = False
-    label_scopes: list[set[str]] = field(default_factory=lambda: [set()])
+    label_scopes: list[dict[str, tuple[str, int] | None]] = field(default_factory=lambda: [{}])
+    """The labels placed in each open ``{ }`` block (the kernel body first), with the user's
+    line that placed each: a label is local to its block, as in PTX."""
     locations: dict[int, tuple[str, int] | None] = field(default_factory=dict)
     """The user's Python line that emitted each instruction, keyed by ``id(instruction)``."""
 
@@ -220,22 +222,21 @@ class Trace:
     def define_label(self, name: str) -> None:
         """Place label ``name`` here.
 
+        Labels are scoped per ``{ }`` block, as in PTX: the same name may be placed again in
+        another block (inline asm and the seed system's ``ptx.scope`` blocks reuse names).
+
         Raises:
-            PtxDslError: the label is already placed in this kernel.
+            PtxDslError: the label is already placed in this block (the kernel body included).
         """
-        if self.verbatim:
-            # Verbatim PTX scopes labels per { } block (inline asm reuses label names).
-            if name in self.label_scopes[-1]:
+        scope = self.label_scopes[-1]
+        if name in scope:
+            if self.verbatim:
                 raise PtxDslError(f"label {name!r} is placed twice in the same block")
-            self.label_scopes[-1].add(name)
-            self.labels_defined[name] = user_location()
-            self.append(Label(name))
-            return
-        if name in self.labels_defined:
-            where = self.labels_defined[name]
+            where = scope[name]
             at = f" (first placed at {where[0]}:{where[1]})" if where else ""
-            raise PtxDslError(f"label {name!r} is placed twice in this kernel{at}")
-        self.labels_defined[name] = user_location()
+            block = " block" if len(self.label_scopes) > 1 else " kernel"
+            raise PtxDslError(f"label {name!r} is placed twice in this{block}{at}")
+        scope[name] = self.labels_defined[name] = user_location()
         self.append(Label(name))
 
     def use_label(self, name: str) -> LabelRef:
@@ -328,12 +329,18 @@ class Trace:
         out[index] = node
 
     def check_labels(self, statements: list[Node]) -> None:
-        """Every referenced label must be placed.
+        """Every referenced label must be placed, where the branch can see it.
+
+        A label placed inside a ``{ }`` block (``ptx.block`` / ``ptx.scope``) is local to
+        that block, as in PTX: branches inside the block (or blocks nested in it) reach it.
 
         Raises:
-            PtxDslError: at the user's line that referenced a label never placed.
+            PtxDslError: at the user's line that referenced a label never placed, or one
+                placed only inside a block the branch is outside of.
         """
-        placed = {s.name for s in statements if isinstance(s, Label)}
+        placed = {
+            s.name for s in Block(tuple(statements)).walk_statements() if isinstance(s, Label)
+        }
         if self.verbatim:
             placed.update(self.labels_defined)
         for name, where in self.labels_used.items():
@@ -343,6 +350,24 @@ class Trace:
                     f"place it with ptx.label({name!r})",
                     where,
                 )
+        if not self.verbatim:
+            self._check_label_scopes(statements, frozenset())
+
+    def _check_label_scopes(self, statements: Sequence[Node], outer: frozenset[str]) -> None:
+        """Each label operand names a label of its own block or an enclosing one."""
+        visible = outer | {s.name for s in statements if isinstance(s, Label)}
+        for s in statements:
+            if isinstance(s, Block):
+                self._check_label_scopes(s.statements, visible)
+            elif isinstance(s, Instruction):
+                for op in s.operands:
+                    if isinstance(op, LabelRef) and op.name not in visible:
+                        raise PtxDslError(
+                            f"branch to label {op.name!r}, which is placed inside a {{ }} block "
+                            "(ptx.block / ptx.scope) that this branch is outside of; a label "
+                            "in a block is local to it, so place the label outside the block",
+                            self.locations.get(id(s)) or self.labels_used.get(op.name),
+                        )
 
 
 def _with_comment(node: Node, comment: str, before: bool) -> Node:

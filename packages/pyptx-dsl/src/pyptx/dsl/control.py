@@ -20,13 +20,13 @@ from .regs import Reg, _arith_type, scalar
 __all__ = ["bra", "else_", "if_", "label", "loop", "new_label", "range_"]
 
 
-def _pred(p: object) -> tuple[Reg, bool]:
+def _pred(p: object, what: str = "ptx.if_") -> tuple[Reg, bool]:
     if isinstance(p, NotPred) and isinstance(p.reg, Reg):
         return p.reg, True
     if isinstance(p, Reg) and p.type is PtxType.PRED:
         return p, False
     raise PtxDslError(
-        f"ptx.if_ needs a predicate register (e.g. `tid < 32`) or its negation `~p`, got {p!r}"
+        f"{what} needs a predicate register (e.g. `tid < 32`) or its negation `~p`, got {p!r}"
     )
 
 
@@ -86,13 +86,25 @@ def bra(target: str | LabelRef, *, pred: object = None, uni: bool = False) -> No
 
 
 @contextmanager
-def loop(stem: str = "loop") -> Iterator[LabelRef]:
-    """An open device loop: places ``$L__<stem>_N:`` and yields its label.
+def loop(stem: str = "loop", *, pred: object = None) -> Iterator[LabelRef]:
+    """A device loop: places ``$L__<stem>_N:`` and yields its label.
 
-    Nothing is emitted at the end: branch back with ``ptx.bra(lbl, pred=...)`` inside.
+    Without ``pred`` nothing is emitted at the end: branch back with ``ptx.bra(lbl,
+    pred=...)`` inside (or ``ptx.bra(lbl, uni=True)`` for a loop left only by a branch out).
+    With ``pred`` (a predicate register or ``~p``, usually set in the body) the loop closes
+    itself: ``@pred bra $L__<stem>_N;`` follows the body, the seed system's
+    ``with ptx.loop("k_loop", pred=keep_going):`` (listed in
+    ``ptx.MULTI_INSTRUCTION_HELPERS``).
+
+    Raises:
+        PtxDslError: ``pred`` is not a predicate register or its negation.
     """
+    if pred is not None:
+        _pred(pred, "ptx.loop pred=")
     lbl = label(current().new_label(stem))
     yield lbl
+    if pred is not None:
+        bra(lbl, pred=pred)
 
 
 def range_(

@@ -21,11 +21,21 @@ def _is_ours(filename: str) -> bool:
     return path.startswith(_OURS) and "/tests/" not in path
 
 
+# Standard-library modules whose frames stand between a DSL helper and the user's line: a
+# ``with ptx.if_(p):`` runs the helper's generator from contextlib's ``__enter__``.
+_PASS_THROUGH = frozenset({"contextlib"})
+
+
 def user_location() -> tuple[str, int] | None:
-    """The file and line of the innermost stack frame outside pyptx, if any."""
+    """The file and line of the innermost stack frame outside pyptx, if any.
+
+    Frames of :data:`_PASS_THROUGH` modules (``contextlib``, which enters the ``with`` helpers)
+    are skipped like pyptx's own.
+    """
     frame = sys._getframe(1)
     while frame is not None:
-        if not _is_ours(frame.f_code.co_filename):
+        skip = frame.f_globals.get("__name__") in _PASS_THROUGH
+        if not skip and not _is_ours(frame.f_code.co_filename):
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back  # type: ignore[assignment]
     return None

@@ -643,17 +643,29 @@ def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     return functools.partial(Kernel, **options)
 
 
-def param(name: str) -> Reg:
+def param(name: str | PtxType, typed_name: str | None = None) -> Reg:
     """A register holding the scalar kernel parameter ``name`` (declared with ``raw_params``).
 
     Emits ``ld.param.<type> r, [name];`` at the start of the kernel on first use (one
-    instruction); later calls return the same register.
+    instruction); later calls return the same register. ``ptx.param(u32, "K")``, the type
+    first as the seed system spells it, is the same call and checks that ``raw_params``
+    declares ``K`` with exactly that type.
 
     Raises:
-        PtxDslError: the kernel has no scalar parameter of that name.
+        PtxDslError: the kernel has no scalar parameter of that name, or it is declared with
+            another type than the one given.
     """
     from ._trace import current
 
+    given, pname = (name, typed_name) if isinstance(name, PtxType) else (None, name)
+    if given is None and typed_name is not None:
+        raise PtxDslError(
+            f"ptx.param takes a name, or a type and a name (ptx.param(u32, 'K')); got "
+            f"{name!r}, {typed_name!r}"
+        )
+    if not isinstance(pname, str):
+        raise PtxDslError(f"ptx.param needs the parameter name as a str, got {pname!r}")
+    name = pname
     trace = current()
     ty = trace.param_types.get(name)
     if ty is None:
@@ -661,6 +673,11 @@ def param(name: str) -> Reg:
         raise PtxDslError(
             f"no scalar parameter named {name!r}; declare it with "
             f"raw_params=[('u32', {name!r})] (scalar parameters: {known})"
+        )
+    if given is not None and given is not ty:
+        raise PtxDslError(
+            f"parameter {name!r} is declared {ty.value} in raw_params, but ptx.param asked for "
+            f"{given.value}; pass {ty.value} (or change raw_params)"
         )
     key = ("param", name)
     if key not in trace.cache:

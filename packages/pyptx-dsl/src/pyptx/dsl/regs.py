@@ -270,6 +270,28 @@ class Reg:
     def __ge__(self, o: object) -> Reg:
         return self._compare(">=", o)
 
+    # ------------------------------------------------------------------ named operations
+
+    def max(self, other: object) -> Reg:
+        """The larger of this register and ``other``, in a fresh register (one instruction).
+
+        Emits ``max.<type> d, self, other;`` with the type the operators use (``u32`` for a
+        ``b32`` register, ``f32`` for ``f32``): the same instruction as ``ptx.max(d, self,
+        other)`` into a fresh ``d`` of this register's type. This is the seed system's
+        spelling (``num_blocks_k.max(2)``); ``ptx.max`` also takes ``relu=``, ``nan=``, ...
+
+        Raises:
+            PtxDslError: a predicate register (the ISA table judges the other types).
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions-max
+        """
+        if self.type is PtxType.PRED:
+            raise PtxDslError(f"max of predicate {self.name}: combine predicates with & | ^")
+        ty = self.type if _is_float(self.type) else _arith_type(self.type)
+        dst = _new(self.type)
+        emit_inst("max", (ty.value,), (dst, self, other))
+        return dst
+
 
 def _new(ty: PtxType) -> Reg:
     return Reg(current().new_reg(ty), ty)
@@ -295,6 +317,21 @@ class RegArray(Sequence[Reg]):
 
     def __repr__(self) -> str:
         return f"RegArray({len(self)} x {self.type.ptx})"
+
+    def regs(self) -> list[Reg]:
+        """The registers as a list, in order (the same as ``list(array)``; emits nothing)."""
+        return list(self._regs)
+
+    def hw_order(self, *, reverse: bool = False) -> list[Reg]:
+        """The registers in declaration order, or reversed with ``reverse=True`` (emits nothing).
+
+        The seed system's name for ``list(array)`` / ``list(reversed(array))``. Our
+        ``reg.array`` / ``reg.wgmma_frag`` order already is the register order
+        ``wgmma.mma_async`` and ``mma.sync`` expect (``d0, d1, ...``); a reversed list is
+        equally valid as long as every instruction that reads or writes the fragment is given
+        the same list.
+        """
+        return list(reversed(self._regs)) if reverse else list(self._regs)
 
 
 def scalar(ty: PtxType, init: object = None) -> Reg:

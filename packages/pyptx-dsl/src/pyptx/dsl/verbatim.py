@@ -51,6 +51,7 @@ __all__ = [
     "instruction",
     "label_ref",
     "operand",
+    "scope",
     "sym",
 ]
 
@@ -166,11 +167,12 @@ def block() -> Iterator[None]:
     """A nested ``{ ... }`` scope; what is emitted inside lands in the block.
 
     Labels placed inside are local to the block, as in PTX (inline-asm blocks often reuse
-    label names).
+    label names): branches inside the block, or in blocks nested in it, reach them; a branch
+    from outside is an error.
     """
     trace = current()
     record = BlockRecord()
-    trace.label_scopes.append(set())
+    trace.label_scopes.append({})
     try:
         with trace.nested() as body:
             yield
@@ -178,6 +180,18 @@ def block() -> Iterator[None]:
         trace.label_scopes.pop()
     record.body = body
     trace.append(record)
+
+
+@contextmanager
+def scope() -> Iterator[None]:
+    """The seed system's name for :func:`block`: a nested ``{ ... }`` scope.
+
+    Emits the same braces and scopes labels the same way. Our register declarations stay at
+    the top of the kernel either way (registers are numbered per kernel), so a scope is only
+    needed to reuse label names.
+    """
+    with block():
+        yield
 
 
 @functools.lru_cache(maxsize=4096)

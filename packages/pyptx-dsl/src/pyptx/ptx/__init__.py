@@ -15,10 +15,13 @@ Every function here emits exactly one PTX instruction, except the helpers listed
   see ``docs/guide/dsl-helpers.md``; what each emits is in :data:`MULTI_INSTRUCTION_HELPERS`.
 * ``ptx.addr(base, offset)``: an address operand.
 * ``ptx.param(name)``: a scalar kernel parameter (``raw_params``) loaded into a register.
-* ``ptx.declare`` / ``ptx.block`` / ``ptx.args`` / ``ptx.operand`` / ``ptx.imm`` / ``ptx.sym`` /
-  ``ptx.label_ref`` / ``ptx.instruction``: verbatim PTX (declarations placed where written,
-  operands in their PTX spelling), the vocabulary of transpiled code; see
-  :mod:`pyptx.dsl.verbatim` and :class:`pyptx.PtxModule`.
+* ``ptx.declare`` / ``ptx.block`` (also ``ptx.scope``) / ``ptx.args`` / ``ptx.operand`` /
+  ``ptx.imm`` / ``ptx.sym`` / ``ptx.label_ref`` / ``ptx.instruction``: verbatim PTX
+  (declarations placed where written, operands in their PTX spelling), the vocabulary of
+  transpiled code; see :mod:`pyptx.dsl.verbatim` and :class:`pyptx.PtxModule`.
+* The seed system's (upstream pyptx 0.1.1) spellings where they mean the same thing
+  (``ptx.mbarrier.array``, ``ptx.fence.proxy_async_shared_cta``, ``ptx.tcgen05.wait_ld``,
+  ``ptx.loop(..., pred=p)``, ...): see ``docs/guide/porting.md``.
 """
 
 from __future__ import annotations
@@ -31,7 +34,17 @@ from ..dsl.kernel import param
 from ..dsl.operands import addr, emit_inst
 from ..dsl.raw import raw
 from ..dsl.special import special
-from ..dsl.verbatim import args, block, declare, imm, instruction, label_ref, operand, sym
+from ..dsl.verbatim import (
+    args,
+    block,
+    declare,
+    imm,
+    instruction,
+    label_ref,
+    operand,
+    scope,
+    sym,
+)
 from . import (
     _arith,
     _atomic,
@@ -128,6 +141,7 @@ __all__ = [
     "range_",
     "raw",
     "ret",
+    "scope",
     "special",
     "sym",
 ]

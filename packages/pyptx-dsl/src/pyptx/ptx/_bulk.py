@@ -194,6 +194,25 @@ class _TensorNd:
         """
         tensor.store(dst, self._check(coord), src, mode=mode, cache_hint=cache_hint, pred=pred)
 
+    def shared_cta_global_tile(
+        self, *, dst: object, src: object, coord: Sequence[object], mbar: object,
+        cta_group: int = 1, pred: object = None,
+    ) -> None:  # fmt: skip
+        """The seed system's name for the load into this CTA's shared memory in tile mode.
+
+        Emits ``cp.async.bulk.tensor.Nd.shared::cta.global.tile.mbarrier::complete_tx::bytes
+        {.cta_group::2} [dst], [src, {coord}], [mbar];`` (PTX 8.6): the same instruction as
+        ``tensor_Nd(dst=, src=, coord=, mbar=, dst_space="shared::cta", mode="tile")``, with
+        ``.cta_group::2`` for ``cta_group=2`` and no qualifier for the default 1.
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
+        """
+        group = None if cta_group == 1 else cta_group
+        self(
+            dst=dst, src=src, coord=coord, mbar=mbar, dst_space="shared::cta", mode="tile",
+            cta_group=group, pred=pred,
+        )  # fmt: skip
+
 
 tensor = BulkTensor()
 

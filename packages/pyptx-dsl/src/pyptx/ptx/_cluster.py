@@ -79,9 +79,25 @@ class _Cluster(BarrierCluster):
         self.arrive(aligned=aligned, pred=pred)
         self.wait(aligned=aligned, pred=pred)
 
+    def map_shared_u32(self, addr: object, cta: object, *, pred: object = None) -> Reg:
+        """The 32-bit shared address of ``addr`` in cluster CTA ``cta`` (one instruction).
+
+        The seed system's name for ``ptx.mapa(addr, cta, ty=u32)``: emits
+        ``mapa.shared::cluster.u32 d, addr, cta;``. ``cta`` may be an int (an immediate, no
+        ``mov``) or a 32-bit register; ``addr`` a shared allocation, stage, mbarrier reference
+        or ``u32`` shared address register.
+
+        Returns:
+            A fresh ``u32`` register with the mapped address.
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-mapa
+        """
+        return mapa(addr, cta, ty=PtxType.U32, pred=pred)
+
 
 cluster = _Cluster()
-"""``ptx.cluster.arrive()`` / ``wait()`` (one instruction each) and ``sync()`` (two)."""
+"""``ptx.cluster.arrive()`` / ``wait()`` (one instruction each), ``sync()`` (two) and
+``map_shared_u32(addr, cta)`` (``ptx.mapa``, one)."""
 
 
 def _addr_type(a: object, ty: object) -> str:

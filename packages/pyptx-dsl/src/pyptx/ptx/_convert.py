@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pyptx.ir import BinaryExpr, Immediate, Instruction, Symbol, isa
 
 from ..dsl.operands import emit_inst
-from ..dsl.regs import Reg
+from ..dsl.regs import Reg, _new
 from ..dsl.shared import SharedSlice
 from ._arith_common import T, TypeArg, as_type, documented, imm, infer_type, spell, table_types
 
@@ -171,9 +171,46 @@ class _Cvta:
         """
         return self._emit(True, p, a, space, ty, pred)
 
+    def to_global(self, src: object, dst: Reg | None = None, *, pred: object = None) -> Reg:
+        """A generic address as a global one (one instruction); the seed system's spelling.
+
+        Emits ``cvta.to.global.u64 dst, src``: the same instruction as ``ptx.cvta.to(dst, src,
+        space="global")``.
+
+        Args:
+            src: the generic 64-bit address.
+            dst: the register to write (default: a fresh ``u64``).
+            pred: optional guard predicate.
+
+        Returns:
+            ``dst``.
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cvta
+        """
+        return self._emit(True, _new(T.U64) if dst is None else dst, src, "global", None, pred)
+
+    def param(self, src: object, dst: Reg | None = None, *, pred: object = None) -> Reg:
+        """A kernel-parameter address as a generic one (one instruction); the seed's spelling.
+
+        Emits ``cvta.param.u64 dst, src``: the same instruction as ``ptx.cvta(dst, src,
+        space="param")`` (``A.tma_desc()`` already does this for a TMA tile).
+
+        Args:
+            src: the parameter-space address.
+            dst: the register to write (default: a fresh ``u64``).
+            pred: optional guard predicate.
+
+        Returns:
+            ``dst``.
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cvta
+        """
+        return self._emit(False, _new(T.U64) if dst is None else dst, src, "param", None, pred)
+
 
 cvta = _Cvta()
-"""``ptx.cvta(p, a, space=...)`` and ``ptx.cvta.to(p, a, space=...)``: one ``cvta`` each."""
+"""``ptx.cvta(p, a, space=...)`` and ``ptx.cvta.to(p, a, space=...)``: one ``cvta`` each (also
+``ptx.cvta.to_global(a)`` / ``ptx.cvta.param(a)``, the seed system's spellings)."""
 
 MULTI_INSTRUCTION: dict[str, str] = {}
 """This family has no multi-instruction helpers."""

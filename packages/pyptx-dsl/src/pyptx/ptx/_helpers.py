@@ -7,6 +7,7 @@ __all__ = ["CORE_HELPERS"]
 CORE_HELPERS: dict[str, str] = {
     "ptx.if_": "@!p bra $L__endif_N; <body>; $L__endif_N: (with else_: bra.uni $L__endif_M; "
     "$L__else_N: <else body>; $L__endif_M:)",
+    "ptx.loop(pred=p)": "$L__<stem>_N: <body>; @p bra $L__<stem>_N (without pred=: the label only)",
     "ptx.range_": "mov i, start; [setp.ge p, i, stop; @p bra $L__range_end_N;] $L__range_N: "
     "<body>; add i, i, step; setp.lt p, i, stop; @p bra $L__range_N; [$L__range_end_N:]",
     "reg.scalar(ty, init)": "mov.<ty> r, init",

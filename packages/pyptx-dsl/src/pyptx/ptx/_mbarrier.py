@@ -12,25 +12,45 @@ Modifier keywords use the PTX spellings: ``space`` is ``"shared"`` (the default,
 ``b64`` state, a ``pred``, a ``u32`` count) and ``pred`` an optional guard predicate. Counts,
 parities and hints are ints or 32-bit registers; the ISA table judges their values and
 which keyword combinations each instruction takes.
+
+Rings of consecutive mbarriers (a pipeline's stages) are :func:`mbarrier_array`
+(``ptx.mbarrier_array``, also ``ptx.mbarrier.array``): ``ring[i]`` for a constant stage,
+``ring.at(stage)`` for a stage in a register; either is a :class:`BarrierSlot`, an address
+that also has ``init``/``wait``/``arrive``/``arrive_expect_tx``/``arrive_remote`` methods
+emitting through ``ptx.mbarrier`` (and ``ptx.mad`` / ``ptx.mapa``), so the ISA table checks
+each instruction. What each ring helper emits is in :data:`MULTI_INSTRUCTION`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pyptx.ir import PtxType
 
 from ..dsl._trace import current
 from ..dsl.control import bra, label
-from ..dsl.operands import emit_inst
-from ..dsl.regs import Reg
+from ..dsl.errors import PtxDslError
+from ..dsl.operands import addr, emit_inst
+from ..dsl.regs import Reg, _new
+from ..dsl.shared import MbarrierArray, MbarrierRef, SharedAlloc, base
+from ..dsl.values import Addr
+from ._arith import mad
+from ._cluster import mapa
 from ._sync_operands import address, dest, flag, integer, words
 
-__all__ = ["mbarrier"]
+__all__ = ["BarrierSlot", "MbarrierRing", "mbarrier", "mbarrier_array"]
 
 MULTI_INSTRUCTION: dict[str, str] = {
     "ptx.mbarrier.wait": "$L__mbar_wait_N: mbarrier.try_wait.parity[.sem.scope][.space].b64 p, "
     "[bar], phase[, hint]; @!p bra[.uni] $L__mbar_wait_N;",
+    "MbarrierRing.at (register stage)": "mad.lo.u32 a, stage, 8, base (an allocated ring's "
+    "base: mov.u32 b, symbol, once, at kernel start)",
+    "MbarrierRing.init_all": "mbarrier.init.shared.b64 [slot], count; per barrier",
+    "BarrierSlot.wait": "the ptx.mbarrier.wait loop",
+    "BarrierSlot.arrive_remote": "[mov.u32 r, symbol;] [add.u32 r, r, offset;] "
+    "mapa.shared::cluster.u32 m, r, cta; mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+    "[m], count",
 }
 """The mbarrier helpers that emit more than one instruction, with exactly what they emit."""
 
@@ -353,7 +373,202 @@ class Mbarrier:
         )
         bra(top, pred=~p, uni=uni)
 
+    def array(self, base: object, byte_offset: int = 0, count: int | None = None) -> MbarrierRing:
+        """View ``count`` consecutive mbarriers as a ring: :func:`mbarrier_array` (no instruction).
+
+        The seed system's spelling of ``ptx.mbarrier_array(base, byte_offset, count)``;
+        ``full = ptx.mbarrier.array(smem_base, SMEM_FULL, STAGES)`` then ``full[s]`` /
+        ``full.at(stage)``.
+        """
+        return mbarrier_array(base, byte_offset, count)
+
 
 mbarrier = Mbarrier()
 """``ptx.mbarrier.init(bars[0], 1)``, ``ptx.mbarrier.arrive.expect_tx(bars[0], 4096)``,
-``ptx.mbarrier.try_wait.parity(bars[0], phase)``, ``ptx.mbarrier.wait(bars[0], phase)``."""
+``ptx.mbarrier.try_wait.parity(bars[0], phase)``, ``ptx.mbarrier.wait(bars[0], phase)``,
+``ptx.mbarrier.array(base, offset, n)``."""
+
+
+# --------------------------------------------------------------------------- rings
+
+
+def _u32_reg(what: str, value: object) -> Reg:
+    if not isinstance(value, Reg) or value.type.bits != 32 or value.type is PtxType.PRED:
+        raise PtxDslError(f"{what} must be a 32-bit integer register, but got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class BarrierSlot(Addr):
+    """One mbarrier of a ring: an address ``[base+offset]`` with mbarrier methods.
+
+    It is an address operand, so it goes wherever a barrier does (``ptx.mbarrier.*``,
+    ``mbar=`` of a TMA copy). Methods emit through ``ptx.mbarrier``.
+
+    Attributes:
+        base: a ``u32`` shared address register, or the mbarrier array / allocation.
+        offset: the constant byte offset from ``base``.
+    """
+
+    base: object
+    offset: int
+
+    def init(self, count: object, *, pred: object = None) -> None:
+        """``mbarrier.init.shared.b64 [slot], count;``."""
+        mbarrier.init(self, count, pred=pred)
+
+    def wait(self, phase: object) -> None:
+        """Spin until the phase with parity ``phase`` completes (the ``ptx.mbarrier.wait`` loop)."""
+        mbarrier.wait(self, phase)
+
+    def arrive(self, *, pred: object = None) -> Reg | None:
+        """``mbarrier.arrive.shared.b64 state, [slot];``; returns the ``b64`` state."""
+        return mbarrier.arrive(self, pred=pred)
+
+    def arrive_expect_tx(self, tx_count: object, *, pred: object = None) -> Reg | None:
+        """``mbarrier.arrive.expect_tx.shared.b64 state, [slot], tx_count;`` (sm_90)."""
+        return mbarrier.arrive.expect_tx(self, tx_count, pred=pred)
+
+    def register(self) -> Reg:
+        """A ``u32`` register holding this barrier's shared address.
+
+        Emits nothing for a register ring at offset 0, ``add.u32 r, base, offset`` for one
+        at an offset, and ``mov.u32 r, symbol`` (+ the add) for an allocated ring.
+        """
+        start = self.base if isinstance(self.base, Reg) else base(_symbol_of(self.base))
+        return start + self.offset if self.offset else start
+
+    def arrive_remote(self, cta_id: object, count: object = 1, *, pred: object = None) -> None:
+        """Arrive on the barrier at the same address in CTA ``cta_id`` of the cluster (sm_90).
+
+        Emits (after :meth:`register` for a register ring)::
+
+            mapa.shared::cluster.u32 r, slot, cta_id;
+            mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r], count;
+
+        ``count`` is the arrival count (int or 32-bit register).
+        """
+        if isinstance(self.base, MbarrierArray) and self.offset % 8 == 0:
+            local: object = MbarrierRef(self.base, self.offset // 8)
+        else:
+            local = self.register()
+        remote = mapa(local, cta_id, pred=pred)
+        mbarrier.arrive(
+            addr(remote),
+            count,
+            sem="release",
+            scope="cluster",
+            space="shared::cluster",
+            pred=pred,
+        )
+
+
+def _symbol_of(value: object) -> MbarrierArray | SharedAlloc:
+    assert isinstance(value, (MbarrierArray, SharedAlloc))
+    return value
+
+
+@dataclass(frozen=True)
+class MbarrierRing:
+    """``count`` consecutive mbarriers from ``base + byte_offset`` (see :func:`mbarrier_array`).
+
+    Attributes:
+        base: the mbarrier array, shared allocation, or ``u32`` shared address register.
+        byte_offset: where the first barrier is, in bytes from ``base``.
+        count: the number of barriers.
+    """
+
+    base: object
+    byte_offset: int
+    count: int
+
+    def __getitem__(self, idx: int) -> BarrierSlot:
+        """The barrier of constant stage ``idx`` (no instruction)."""
+        if not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < self.count:
+            raise PtxDslError(
+                f"a ring of {self.count} mbarriers takes an int index in [0, {self.count}); "
+                f"got {idx!r} (for a register stage use .at(stage))"
+            )
+        return _slot(self.base, self.byte_offset + 8 * idx)
+
+    def at(self, stage: object) -> BarrierSlot:
+        """The barrier of stage ``stage``: a Python int, or a ``u32`` register.
+
+        For a register emits ``mad.lo.u32 a, stage, 8, base;`` (the base of an allocated
+        ring is a ``mov.u32 b, symbol`` placed once at the start of the kernel).
+        """
+        if isinstance(stage, int) and not isinstance(stage, bool):
+            return self[stage]
+        s = _u32_reg("MbarrierRing.at stage", stage)
+        a = _new(PtxType.U32)
+        mad(a, s, 8, self._base_register(), mode="lo")
+        return _slot(a, self.byte_offset)
+
+    def _base_register(self) -> Reg:
+        if isinstance(self.base, Reg):
+            return self.base
+        trace = current()
+        key = ("mbarrier_ring_base", _symbol_of(self.base).symbol)
+        if key not in trace.cache:
+            with trace.hoisted():
+                trace.cache[key] = base(_symbol_of(self.base))
+        cached = trace.cache[key]
+        assert isinstance(cached, Reg)
+        return cached
+
+    def init_all(self, count: object, *, pred: object = None) -> None:
+        """``mbarrier.init`` of every barrier with the same arrival count (``count`` lines)."""
+        for i in range(self.count):
+            self[i].init(count, pred=pred)
+
+    def arrive_remote_all(self, cta_id: object, count: object = 1, *, pred: object = None) -> None:
+        """:meth:`BarrierSlot.arrive_remote` on every barrier of the ring."""
+        for i in range(self.count):
+            self[i].arrive_remote(cta_id, count, pred=pred)
+
+
+def _slot(base_value: object, offset: int) -> BarrierSlot:
+    node = addr(base_value, offset).node
+    return BarrierSlot(node=node, base=base_value, offset=offset)
+
+
+def mbarrier_array(base: object, byte_offset: int = 0, count: int | None = None) -> MbarrierRing:
+    """View ``count`` consecutive 8-byte mbarriers as a ring (emits nothing).
+
+    Args:
+        base: ``smem.mbarrier(n)`` (the usual case), a shared allocation, or a ``u32``
+            register with a shared address (a hand-laid-out dynamic shared memory region).
+        byte_offset: bytes from ``base`` to the first barrier (a multiple of 8).
+        count: barriers in the ring; default: all of an ``smem.mbarrier`` array from
+            ``byte_offset`` on (required for the other bases).
+
+    Returns:
+        The :class:`MbarrierRing`.
+
+    Raises:
+        PtxDslError: a misaligned offset, a missing count, or a ring past the array's end.
+    """
+    if not isinstance(byte_offset, int) or isinstance(byte_offset, bool) or byte_offset % 8:
+        raise PtxDslError(f"mbarriers are 8-byte aligned: byte_offset={byte_offset!r}")
+    if isinstance(base, MbarrierArray):
+        room = base.count - byte_offset // 8
+        n = room if count is None else count
+        if n > room:
+            raise PtxDslError(
+                f"a ring of {n} mbarriers from byte {byte_offset} overruns {base.name} "
+                f"({base.count} mbarriers)"
+            )
+    elif isinstance(base, SharedAlloc) or (
+        isinstance(base, Reg) and base.type.bits == 32 and base.type is not PtxType.PRED
+    ):
+        if count is None:
+            raise PtxDslError("ptx.mbarrier_array needs count= for a register or allocation base")
+        n = count
+    else:
+        raise PtxDslError(
+            "ptx.mbarrier_array takes smem.mbarrier(n), a shared allocation or a u32 shared "
+            f"address register, got {base!r}"
+        )
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise PtxDslError(f"ptx.mbarrier_array needs a positive int count, got {n!r}")
+    return MbarrierRing(base, byte_offset, n)

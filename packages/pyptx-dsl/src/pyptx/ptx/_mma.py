@@ -229,6 +229,29 @@ class _Mma:
             scale_b=scale_b, scale_vec=scale_vec, stype=stype, ordered=ordered, pred=pred,
         )  # fmt: skip
 
+    def sync(
+        self, *, shape: object, dtype_d: object, dtype_a: object, dtype_b: object,
+        dtype_c: object, d: object, a: object, b: object, c: object, a_layout: str = "row",
+        b_layout: str = "col", pred: object = None,
+    ) -> None:  # fmt: skip
+        """The seed system's spelling of :meth:`__call__`: one ``mma.sync.aligned``.
+
+        ``ptx.mma.sync(shape=(16, 8, 16), dtype_d=f32, dtype_a=bf16, dtype_b=bf16,
+        dtype_c=f32, d=acc, a=a_frag, b=b_frag, c=acc)`` is ``ptx.mma(acc, a_frag, b_frag, acc,
+        shape=..., dtype_a=..., ...)``, with ``a_layout`` / ``b_layout`` its ``layout_a`` /
+        ``layout_b``: it emits ``[@pred] mma.sync.aligned.<shape>.<a_layout>.<b_layout>.
+        <dtype_d>.<dtype_a>.<dtype_b>.<dtype_c> {d..}, {a..}, {b..}, {c..};``. All four types
+        are required, as in the seed.
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-mma
+        """
+        self(
+            d, a, b, c, shape=shape, dtype_a=dtype_a, dtype_b=dtype_b, dtype_c=dtype_c,
+            dtype_d=dtype_d, layout_a=a_layout, layout_b=b_layout, pred=pred,
+        )  # fmt: skip
+
 
 mma = _Mma()
-"""``ptx.mma(...)`` emits ``mma.sync.aligned``; ``ptx.mma.sp(...)`` emits ``mma.sp``."""
+"""``ptx.mma(...)`` emits ``mma.sync.aligned``; ``ptx.mma.sp(...)`` emits ``mma.sp``;
+``ptx.mma.sync(shape=, dtype_d=, ..., d=, a=, b=, c=)`` is the seed system's spelling of the
+first."""

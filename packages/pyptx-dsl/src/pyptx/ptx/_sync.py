@@ -403,9 +403,39 @@ class Fence:
         """
         emit_inst("fence", ("mbarrier_init", "release", "cluster"), (), pred)
 
+    # The seed system's spellings of three proxy fences, each the same single instruction.
+
+    def proxy_async(self, *, pred: object = None) -> None:
+        """``fence.proxy.async;``: the seed system's name for ``ptx.fence.proxy.async_()``.
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
+        """
+        self.proxy.async_(pred=pred)
+
+    def proxy_async_shared_cta(self, *, pred: object = None) -> None:
+        """``fence.proxy.async.shared::cta;``: ``ptx.fence.proxy.async_("shared::cta")``.
+
+        The seed system's name. Orders this CTA's generic-proxy shared-memory accesses (an
+        ``mbarrier.init``, data written by threads) before async-proxy ones (TMA, wgmma).
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
+        """
+        self.proxy.async_("shared::cta", pred=pred)
+
+    def proxy_async_generic_acquire_shared_cluster(self, *, pred: object = None) -> None:
+        """The seed system's name for ``ptx.fence.proxy.async_generic.acquire()``.
+
+        Emits ``fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;``
+        (PTX 8.6, sm_90).
+
+        See: https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-membar-fence
+        """
+        self.proxy.async_generic.acquire(pred=pred)
+
 
 fence = Fence()
-"""``ptx.fence(scope, sem=...)``, ``ptx.fence.proxy.async_()``, ``ptx.fence.mbarrier_init()``."""
+"""``ptx.fence(scope, sem=...)``, ``ptx.fence.proxy.async_()``, ``ptx.fence.mbarrier_init()``
+(also the seed system's ``ptx.fence.proxy_async*`` spellings)."""
 
 
 def nanosleep(t: object, *, pred: object = None) -> None:

@@ -1,6 +1,7 @@
 """PTX instruction family: tcgen05, the Blackwell tensor cores and Tensor Memory (TMEM).
 
-``ptx.tcgen05`` is a namespace object whose calls each emit exactly one instruction:
+``ptx.tcgen05`` is a namespace object whose instruction calls each emit exactly one
+instruction:
 
 =============================================  ============================================
 call                                           emits
@@ -30,12 +31,24 @@ instruction of one kernel must use the same ``cta_group``; the first call fixes 
 
 Descriptors for ``mma`` and ``cp`` come from :mod:`pyptx.dsl.umma`; its multi-instruction
 runtime helpers are listed in :data:`MULTI_INSTRUCTION`.
+
+The seed system's spellings are offered too, each one of the calls above or an ``umma``
+helper under the seed's name: ``fence_before_thread_sync`` / ``fence_after_thread_sync``,
+``wait_ld`` / ``wait_st``, ``shift(taddr)``, and the descriptor builders
+``make_instr_desc_f16bf16_f32`` (an int, no instruction), ``descriptor`` and
+``masked_descriptor`` (``umma.smem_desc_reg``, listed in :data:`MULTI_INSTRUCTION`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from pyptx.ir import PtxType
+
 from ..dsl import umma
+from ..dsl.errors import PtxDslError
 from ..dsl.operands import emit_inst
+from ..dsl.regs import Reg
 from ._tcgen05_common import const, cta_group_mod, flag, present, shared_or_generic, tmem, vector
 from ._tcgen05_mma import Mma
 
@@ -109,6 +122,15 @@ class Shift:
         """
         mods = ("shift", cta_group_mod(cta_group, "tcgen05.shift"), "down")
         emit_inst("tcgen05", mods, (tmem(taddr),), pred)
+
+    def __call__(self, taddr: object, *, cta_group: int = 1, pred: object = None) -> None:
+        """``ptx.tcgen05.shift(taddr)``: the seed system's spelling of :meth:`down`.
+
+        Emits ``[@pred] tcgen05.shift.cta_group::N.down [taddr];`` (one instruction; ``down``
+        is the only direction). PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-shift
+        """
+        self.down(taddr, cta_group=cta_group, pred=pred)
 
 
 class Tcgen05:
@@ -302,10 +324,158 @@ class Tcgen05:
         operands = present((target, const(multicast_mask, 16, "multicast_mask", op)))
         emit_inst("tcgen05", (*mods, "b64"), operands, pred)
 
+    # ------------------------------------------------------------------ the seed's spellings
+    # The seed system (upstream pyptx 0.1.1) spells the fences and waits with underscores and
+    # builds descriptors on this namespace; each below is one of ours under that name.
+
+    def fence_before_thread_sync(self, *, pred: object = None) -> None:
+        """``tcgen05.fence::before_thread_sync;``: ``ptx.tcgen05.fence.before_thread_sync()``.
+
+        The seed system's name (one instruction). PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-special-sync-operations-fence
+        """
+        self.fence.before_thread_sync(pred=pred)
+
+    def fence_after_thread_sync(self, *, pred: object = None) -> None:
+        """``tcgen05.fence::after_thread_sync;``: ``ptx.tcgen05.fence.after_thread_sync()``.
+
+        The seed system's name (one instruction). PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-special-sync-operations-fence
+        """
+        self.fence.after_thread_sync(pred=pred)
+
+    def wait_ld(self, *, pred: object = None) -> None:
+        """``tcgen05.wait::ld.sync.aligned;``: the seed system's name for ``wait.ld()``.
+
+        One instruction. PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-wait
+        """
+        self.wait.ld(pred=pred)
+
+    def wait_st(self, *, pred: object = None) -> None:
+        """``tcgen05.wait::st.sync.aligned;``: the seed system's name for ``wait.st()``.
+
+        One instruction. PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-wait
+        """
+        self.wait.st(pred=pred)
+
+    def make_instr_desc_f16bf16_f32(
+        self, *, m: int = 128, n: int = 256, ab_dtype: str = "bf16", a_major: str = "K",
+        b_major: str = "K", scale_a: int = 1, scale_b: int = 1, saturate: bool = False,
+        sparse: bool = False, max_shift: int = 0,
+    ) -> int:  # fmt: skip
+        """The seed system's instruction descriptor of a dense MMA into ``f32`` (emits nothing).
+
+        The same int as :func:`pyptx.dsl.umma.instr_desc` with ``kind="f16"`` (``"tf32"`` for
+        ``ab_dtype="tf32"``), ``a_type = b_type = ab_dtype``, ``d_type=f32``,
+        ``transpose_a = a_major == "MN"``, ``negate_a = scale_a == -1`` (and the same for B).
+        ``max_shift`` is the raw 2-bit field (0..3, for shifts of 0, 8, 16, 32), as the seed
+        takes it; ``umma.instr_desc`` takes the shift itself. PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instruction-descriptor
+
+        Returns:
+            The 32-bit descriptor (put it in a register with ``reg.scalar(b32, init=...)``).
+
+        Raises:
+            PtxDslError: a value outside the choices above, or one the descriptor table
+                refuses for the kind (``saturate`` is an ``.kind::i8`` field).
+        """
+        types = {"f16": PtxType.F16, "bf16": PtxType.BF16, "tf32": PtxType.TF32}
+        for name, value, allowed in (
+            ("ab_dtype", ab_dtype, tuple(types)), ("a_major", a_major, ("K", "MN")),
+            ("b_major", b_major, ("K", "MN")), ("scale_a", scale_a, (1, -1)),
+            ("scale_b", scale_b, (1, -1)), ("max_shift", max_shift, (0, 1, 2, 3)),
+        ):  # fmt: skip
+            if isinstance(value, bool) or value not in allowed:
+                raise PtxDslError(
+                    f"tcgen05.make_instr_desc_f16bf16_f32 {name} must be one of "
+                    f"{', '.join(map(repr, allowed))}, got {value!r}"
+                )
+        ty = types[ab_dtype]
+        return umma.instr_desc(
+            "tf32" if ab_dtype == "tf32" else "f16", m=m, n=n, a_type=ty, b_type=ty,
+            d_type=PtxType.F32, transpose_a=a_major == "MN", transpose_b=b_major == "MN",
+            negate_a=scale_a == -1, negate_b=scale_b == -1, saturate=saturate, sparse=sparse,
+            max_shift=(0, 8, 16, 32)[max_shift],
+        )  # fmt: skip
+
+    def descriptor(
+        self, smem_addr: object, *, byte_offset: int = 0, stride_bytes: int,
+        leading_bytes: int = 16, swizzle: str | None = "128B", version: int = 1,
+        base_offset: int = 0, lbo_mode: int = 0,
+    ) -> Reg:  # fmt: skip
+        """The seed system's shared memory descriptor in a register: ``umma.smem_desc_reg``.
+
+        ``umma.smem_desc_reg(smem_addr, lbo=leading_bytes, sbo=stride_bytes, swizzle=swizzle,
+        base_offset=base_offset, lbo_mode=("relative", "absolute")[lbo_mode],
+        offset=byte_offset)``: the same descriptor, built with the instructions that helper
+        lists in ``ptx.MULTI_INSTRUCTION_HELPERS`` (``shr``, ``cvt``, ``bfi``, after a ``mov``
+        or ``add`` of the address). ``version`` must be 1 (the descriptor's fixed bits 46-48).
+        PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-shared-memory-descriptor
+
+        Returns:
+            The ``b64`` descriptor register.
+
+        Raises:
+            PtxDslError: another ``version`` or ``lbo_mode``, or a field ``smem_desc_reg``
+                refuses.
+        """
+        if version != 1 or isinstance(lbo_mode, bool) or lbo_mode not in (0, 1):
+            raise PtxDslError(
+                "tcgen05.descriptor takes version=1 (the fixed bits 46-48) and lbo_mode 0 or 1, "
+                f"got version={version!r}, lbo_mode={lbo_mode!r}"
+            )
+        return umma.smem_desc_reg(
+            smem_addr, lbo=leading_bytes, sbo=stride_bytes, swizzle=swizzle,
+            base_offset=base_offset, lbo_mode=("relative", "absolute")[lbo_mode],
+            offset=byte_offset,
+        )  # fmt: skip
+
+    def masked_descriptor(
+        self, smem_addr: object, *, byte_offset: int = 0, mask: int = 0x3FFF0,
+        const_bits: int = 0x4000404000010000,
+    ) -> Reg:  # fmt: skip
+        """The seed system's descriptor from an address and the constant fields ``const_bits``.
+
+        The start address ``(smem_addr + byte_offset) & 0x3FFF0 >> 4`` with every other field
+        from ``const_bits`` (default: LBO 16, SBO 1024, 128-byte swizzle): the same as
+        :meth:`descriptor` with the fields ``const_bits`` holds, built by ``umma.smem_desc_reg``.
+        PTX ISA:
+        https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-shared-memory-descriptor
+
+        Returns:
+            The ``b64`` descriptor register.
+
+        Raises:
+            PtxDslError: a ``mask`` other than the start field's ``0x3FFF0``, or
+                ``const_bits`` that are not a start-address-free descriptor.
+        """
+        if mask != 0x3FFF0:
+            raise PtxDslError(
+                f"tcgen05.masked_descriptor keeps the 14-bit start field (mask=0x3FFF0), got "
+                f"mask={mask!r}; for another mask use ptx.wgmma.masked_descriptor"
+            )
+        f = umma.decode_smem_desc(const_bits)
+        swizzle = {v: k for k, v in umma.SWIZZLE_MODES.items()}.get(f["swizzle"], "?")
+        kw: dict[str, Any] = dict(lbo=f["lbo"] << 4, sbo=f["sbo"] << 4, swizzle=swizzle)
+        kw.update(base_offset=f["base_offset"], lbo_mode=("relative", "absolute")[f["lbo_mode"]])
+        if swizzle == "?" or umma.smem_desc(0, **kw) != const_bits:
+            raise PtxDslError(
+                f"tcgen05.masked_descriptor const_bits=0x{const_bits:016X} is not a shared "
+                "memory descriptor without a start address (see umma.smem_desc)"
+            )
+        return umma.smem_desc_reg(smem_addr, offset=byte_offset, **kw)
+
 
 tcgen05 = Tcgen05()
 """``ptx.tcgen05``: the Blackwell tensor-core / Tensor Memory namespace."""
 
-MULTI_INSTRUCTION: dict[str, str] = dict(umma.MULTI_INSTRUCTION)
+MULTI_INSTRUCTION: dict[str, str] = {
+    **umma.MULTI_INSTRUCTION,
+    "ptx.tcgen05.descriptor / masked_descriptor": "what umma.smem_desc_reg emits",
+}
 """Helpers of this family that emit more than one instruction: the register-built UMMA
-descriptors of :mod:`pyptx.dsl.umma` (every ``ptx.tcgen05.*`` call emits exactly one)."""
+descriptors of :mod:`pyptx.dsl.umma` and the seed system's spellings of them (every other
+``ptx.tcgen05.*`` call emits exactly one instruction, the descriptor ints none)."""
