@@ -20,8 +20,10 @@ Compute-bound families report TFLOPS (2 M N K per GEMM; attention 4 B H S_q S_k 
 when causal), memory-bound ones GB/s (bytes read plus bytes written, each array once) and
 that as a percentage of the device's measured device-to-device copy bandwidth
 (``dst.copy_(src)`` of a large tensor, counted the same way: read plus write). A
-"zero-fill" row times ``torch.zeros`` of the pyptx call's output alone: the runtime returns
-zero-filled outputs, so that memset is part of every pyptx row.
+"zero-fill" row times ``torch.zeros`` of the pyptx call's output alone: the memset the
+runtime would add before each launch of a kernel with zero-filled outputs. Every kernel of
+``pyptx.kernels`` declares ``zero_outputs=False`` (it writes its whole output), so the pyptx
+rows allocate with ``torch.empty`` and that memset is not in them.
 
 Method: CUDA events around back-to-back calls on the current stream. ``--warmup`` calls
 first (compiling PTX, loading, Dynamo/Inductor), then one timed call to size the samples:
@@ -72,7 +74,7 @@ TOLERANCE = {"e4m3": 6e-2}  # relative max error allowed against torch (others: 
 ROWS_FAMILIES = ("rms_norm", "layer_norm", "swiglu", "softmax")
 
 PYPTX = "pyptx.kernels"
-ZERO_FILL = "zero-fill of the output (in pyptx's time)"
+ZERO_FILL = "zero-fill of the output (not in pyptx's time: zero_outputs=False)"
 COMPILE = "torch.compile"
 
 
@@ -387,7 +389,7 @@ def rel_error(torch: Any, got: Any, want: Any) -> float:
 
 
 def storage_bytes(out: Any) -> int:
-    """Bytes of the distinct storages behind the output tensor(s) (what was zero-filled)."""
+    """Bytes of the distinct storages behind the output tensor(s) (what a fill would write)."""
     outs = out if isinstance(out, (list, tuple)) else [out]
     seen: dict[int, int] = {}
     for o in outs:

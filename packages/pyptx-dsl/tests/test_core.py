@@ -387,6 +387,21 @@ def test_mutates_names_an_input() -> None:
         kernel(in_specs=(Tile("N", f32),), out_specs=(Tile("N", f32),), mutates=("y",))(fn)
 
 
+def test_zero_outputs_is_a_launch_promise_that_leaves_the_ptx_alone() -> None:
+    def copy(x, y):  # type: ignore[no-untyped-def]
+        v = reg.scalar(f32)
+        ptx.ld(v, ptx.addr(x.ptr()), space="global")
+        ptx.st(ptx.addr(y.ptr()), v, space="global")
+
+    specs = {"in_specs": (Tile(1, f32),), "out_specs": (Tile(1, f32),), "arch": "sm_80"}
+    default = kernel(**specs)(copy)
+    unzeroed = kernel(**specs, zero_outputs=False)(copy)
+    assert default.zero_outputs is True and unzeroed.zero_outputs is False
+    assert unzeroed.ptx() == default.ptx()
+    with pytest.raises(PtxDslError, match="zero_outputs must be True or False, got 0"):
+        kernel(**specs, zero_outputs=0)(copy)
+
+
 def test_build_records_the_python_line_of_each_instruction() -> None:
     import inspect
 

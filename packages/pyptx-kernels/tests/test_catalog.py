@@ -49,3 +49,12 @@ def test_each_kernel_is_well_described(impl: K.Implementation) -> None:
     assert set(impl.dtypes) <= set(DTYPES), impl.dtypes
     assert isinstance(impl.example, dict)
     assert impl.spills == 0 or impl.notes, "documented spills need notes saying why"
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=[i.name for i in IMPLEMENTATIONS])
+def test_each_kernel_writes_its_whole_output(impl: K.Implementation) -> None:
+    """Every kernel of the table declares ``zero_outputs=False``: the runtime skips the zero
+    fill of its output (one full write per call), and the emulator runs of the family tests
+    start the output poisoned (NaN), so an element a kernel leaves unwritten fails them."""
+    kernel = impl.build(**impl.example)
+    assert kernel.zero_outputs is False, f"{impl.name} has its outputs zero-filled"

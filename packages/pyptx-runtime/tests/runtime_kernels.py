@@ -39,6 +39,42 @@ def square(x, y):  # type: ignore[no-untyped-def]
 
 
 @kernel(
+    in_specs=(Tile("N", f32),),
+    out_specs=(Tile("N", f32),),
+    grid=_grid,
+    block=(BLOCK, 1, 1),
+    arch="sm_80",
+    zero_outputs=False,
+)
+def square_every(x, y):  # type: ignore[no-untyped-def]
+    """y = x * x, every element written: the output may start uninitialized."""
+    _, off = _index()
+    v = reg.scalar(f32)
+    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+    ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+
+
+@kernel(
+    in_specs=(Tile("N", f32),),
+    out_specs=(Tile("N", f32),),
+    mutates=("x",),
+    grid=_grid,
+    block=(BLOCK, 1, 1),
+    arch="sm_80",
+    zero_outputs=False,
+)
+def square_then_double(x, y):  # type: ignore[no-untyped-def]
+    """y = x * x (every element), then x *= 2 in place: an uninitialized output and a
+    mutated input in one call."""
+    _, off = _index()
+    v = reg.scalar(f32)
+    p = ptx.addr(x.ptr() + off)
+    ptx.ld(v, p, space="global")
+    ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+    ptx.st(p, v + v, space="global")
+
+
+@kernel(
     in_specs=(Tile("N", f32), Tile("N", f32)),
     out_specs=(Tile("N", f32),),
     grid=_grid,
@@ -126,6 +162,23 @@ def copy_column_major(x, y):  # type: ignore[no-untyped-def]
     ptx.st(ptx.addr(y.ptr() + off), v, space="global")
 
 
+@kernel(
+    in_specs=(Tile(4, 3, f32, layout=Layout.COL),),
+    out_specs=(Tile(4, 3, f32, layout=Layout.COL),),
+    block=(8, 1, 1),
+    arch="sm_80",
+    zero_outputs=False,
+)
+def copy_column_major_first_columns(x, y):  # type: ignore[no-untyped-def]
+    """y[:, :2] = x[:, :2] for a 4x3 column-major tile; y[:, 2] stays unwritten."""
+    tid = reg.from_(ptx.special.tid.x(), u32)
+    off = reg.scalar(u64)
+    ptx.mul(off, tid, 4, mode="wide")
+    v = reg.scalar(f32)
+    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+    ptx.st(ptx.addr(y.ptr() + off), v, space="global")
+
+
 def vector_add_u32() -> object:
     """A fresh kernel object (its own plans and records): out = x + y for i < n (.u32)."""
 
@@ -145,6 +198,29 @@ def vector_add_u32() -> object:
         ptx.st(ptx.addr(out.ptr() + off), a + b, space="global")
 
     return add_u32
+
+
+def square_first_half(*, zero_outputs: bool) -> object:
+    """A fresh kernel: y = x * x in the first half of each block only (the rest unwritten,
+    which breaks the promise of ``zero_outputs=False``)."""
+
+    @kernel(
+        in_specs=(Tile("N", f32),),
+        out_specs=(Tile("N", f32),),
+        grid=_grid,
+        block=(BLOCK, 1, 1),
+        arch="sm_80",
+        zero_outputs=zero_outputs,
+    )
+    def half_square(x, y):  # type: ignore[no-untyped-def]
+        _, off = _index()
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        with ptx.if_(tid < BLOCK // 2):
+            v = reg.scalar(f32)
+            ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+            ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+
+    return half_square
 
 
 def output_only() -> object:

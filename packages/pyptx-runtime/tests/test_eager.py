@@ -38,15 +38,23 @@ class Recorder:
         self.calls.append((handle, stream, list(pointers), scalars, device))
 
 
+allocated: list[bool] = []
+"""The ``zero`` flag of each output the fast path allocated (under ``cpu_plans``)."""
+
+
 @pytest.fixture
 def cpu_plans(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """CUDA queries answered for a CPU 'device 0'; outputs allocated on the CPU."""
     monkeypatch.setattr(_eager, "current_raw_stream", lambda device: STREAM)
     monkeypatch.setattr(_eager, "is_capturing", lambda: False)
-    real_zeros = torch.zeros
-    monkeypatch.setattr(
-        _eager, "_zeros", lambda shape, dtype, device, col: real_zeros(shape, dtype=dtype)
-    )
+    real_allocate = _eager.allocate_output
+
+    def allocate_on_cpu(shape: Any, dtype: Any, device: int, col: bool, zero: bool) -> Any:
+        allocated.append(zero)
+        return real_allocate(shape, dtype, "cpu", col, zero)
+
+    monkeypatch.setattr(_eager, "allocate_output", allocate_on_cpu)
+    allocated.clear()
     yield
     _eager._PLANS.clear()
 
@@ -147,3 +155,37 @@ def test_kernels_without_inputs_get_no_plan(cpu_plans: None) -> None:
     kernel = rk.output_only()
     _record(kernel, (), [torch.zeros(8)], N=8)
     assert id(kernel) not in _eager._PLANS
+
+
+def test_the_plan_allocates_outputs_as_the_kernel_says(cpu_plans: None) -> None:
+    x = torch.ones(128)
+    for kernel, zero in ((rk.square, True), (rk.square_every, False)):
+        _record(kernel, (x,), [torch.zeros(128)], N=128)
+        (plan,) = _eager._PLANS[id(kernel)].values()
+        assert plan.outputs == (((128,), torch.float32, False, zero),)
+        allocated.clear()
+        out = _eager.fast_call(kernel, (x,), None)
+        assert allocated == [zero]
+        assert out.shape == (128,) and out.dtype == torch.float32
+
+
+@pytest.mark.parametrize("column_major", [False, True])
+@pytest.mark.parametrize("zero", [True, False])
+def test_allocate_output_picks_zeros_or_empty(
+    monkeypatch: pytest.MonkeyPatch, zero: bool, column_major: bool
+) -> None:
+    calls: list[tuple[str, tuple[int, ...]]] = []
+    for name in ("zeros", "empty"):
+        real = getattr(torch, name)
+
+        def spy(shape: Any, *, _name: str = name, _real: Any = real, **kw: Any) -> Any:
+            calls.append((_name, tuple(shape)))
+            return _real(shape, **kw)
+
+        monkeypatch.setattr(torch, name, spy)
+    out = _eager.allocate_output((4, 3), torch.float32, "cpu", column_major, zero)
+    assert calls == [("zeros" if zero else "empty", (3, 4) if column_major else (4, 3))]
+    assert out.shape == (4, 3)
+    assert out.is_contiguous() is not column_major
+    if zero:
+        assert not out.any()

@@ -1,10 +1,10 @@
 """pyptx.runtime end to end on a real GPU: every launch path, checked against exact references.
 
 Paths covered: vector add (eager, the current stream, an explicit stream, a second device),
-``mutates`` and zero-filled outputs, a TMA copy with a bf16 upcast, a wgmma tile, a cluster
-launch (the warp-specialized GEMM), tcgen05 (sm_100a only), ``torch.compile``, CUDA graph
-capture and replay, autograd, ``jax.jit``, ``jax.shard_map`` over the local GPUs, and the
-on-disk cubin cache shared between processes.
+``mutates``, zero-filled outputs and uninitialized ones (``zero_outputs=False``), a TMA copy
+with a bf16 upcast, a wgmma tile, a cluster launch (the warp-specialized GEMM), tcgen05
+(sm_100a only), ``torch.compile``, CUDA graph capture and replay, autograd, ``jax.jit``,
+``jax.shard_map`` over the local GPUs, and the on-disk cubin cache shared between processes.
 
 Inputs are small integers (bf16-exact where bf16), so every sum and matrix product is exact and
 results compare exactly (``assert_array_equal``, ``assert_close(rtol=0, atol=0)``).
@@ -288,6 +288,35 @@ def test_outputs_start_zero_filled_on_reused_memory(torch: Any) -> None:
     np.testing.assert_array_equal(count.cpu().numpy(), np.ones(n, np.float32))
 
 
+def test_zero_outputs_false_skips_the_zero_fill(torch: Any) -> None:
+    """``zero_outputs=False``: outputs come from ``torch.empty`` (full path and fast path), so
+    an element the kernel does not write keeps what the reused memory held."""
+    n = 4096
+    values = _ints(n)
+    x = _cuda(torch, values)
+    expected = values * values
+    for _ in range(3):  # the first call records the plan, the next ones launch from it
+        out = rk.square_every(x)
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(out.cpu().numpy(), expected)
+    half = rk.square_first_half(zero_outputs=False)
+    half(x)  # compile, register and load first: the next call allocates nothing else
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    junk = torch.full((n,), 12345.0, device="cuda")
+    junk_pointer = junk.data_ptr()
+    del junk
+    out = half(x)
+    assert out.data_ptr() == junk_pointer, "the garbage block was not reused"
+    torch.cuda.synchronize()
+    half_block = rk.BLOCK // 2
+    rows = out.cpu().numpy().reshape(-1, rk.BLOCK)
+    np.testing.assert_array_equal(
+        rows[:, :half_block], expected.reshape(-1, rk.BLOCK)[:, :half_block]
+    )
+    np.testing.assert_array_equal(rows[:, half_block:], 12345.0)  # no zero fill ran
+
+
 # --------------------------------------------------------------------------------------------
 # Hopper and Blackwell paths: TMA, wgmma, clusters, tcgen05
 # --------------------------------------------------------------------------------------------
@@ -386,6 +415,19 @@ def test_torch_compile_fullgraph(torch: Any) -> None:
 
 
 @_compile_noise
+def test_torch_compile_with_uninitialized_outputs(torch: Any) -> None:
+    def f(x: Any) -> Any:
+        y, x2 = rk.square_then_double(x.clone())
+        return rk.square_every(y) + x2
+
+    compiled = torch.compile(f, fullgraph=True)
+    for _ in range(2):
+        values = _ints(1024)
+        out = compiled(_cuda(torch, values))
+        np.testing.assert_array_equal(out.cpu().numpy(), values**4 + 2 * values)
+
+
+@_compile_noise
 def test_torch_compile_mutating_kernel(torch: Any) -> None:
     def on_a_copy(x: Any) -> Any:
         y = x.clone()
@@ -418,6 +460,14 @@ def _graph_case(torch: Any, case: str) -> tuple[Callable[[], Any], Callable[[], 
             return x + y
 
         return lambda: vector_add(x, y, n), refresh
+    if case == "square_every":  # zero_outputs=False: the capture holds no zero fill
+        x = _cuda(torch, _ints(2048))
+
+        def refresh_square() -> Any:
+            x.copy_(_cuda(torch, _ints(2048)))
+            return x * x
+
+        return lambda: rk.square_every(x), refresh_square
     _needs("sm_90a")
     tma_upcast, shape = _example("tma_load"), (128, 128)
     xb = _cuda(torch, _bf16_ints(shape, -100, 100, 1 / 8)).to(torch.bfloat16)
@@ -429,7 +479,7 @@ def _graph_case(torch: Any, case: str) -> tuple[Callable[[], Any], Callable[[], 
     return lambda: tma_upcast(xb), refresh_tma
 
 
-@pytest.mark.parametrize("case", ["vector_add", "tma_load"])
+@pytest.mark.parametrize("case", ["vector_add", "square_every", "tma_load"])
 def test_cuda_graph_replay_reads_the_new_inputs(torch: Any, case: str) -> None:
     call, refresh = _graph_case(torch, case)
     call()  # warm-up outside the capture: compile, register, load the module
@@ -500,7 +550,17 @@ def test_autograd_under_torch_compile(torch: Any) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", ["vector_add", "scale_in_place", "accumulate_twice", "tma_load"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "vector_add",
+        "scale_in_place",
+        "accumulate_twice",
+        "square_every",
+        "square_then_double",
+        "tma_load",
+    ],
+)
 def test_jax_jit(jax: Any, case: str) -> None:
     import jax.numpy as jnp
 
@@ -528,6 +588,15 @@ def test_jax_jit(jax: Any, case: str) -> None:
         total, count = jax.jit(lambda a: rk.accumulate_twice(a))(put(values))
         np.testing.assert_array_equal(np.asarray(total), 2 * values)
         np.testing.assert_array_equal(np.asarray(count), np.ones(4096, np.float32))
+    elif case == "square_every":  # zero_outputs=False: the result is XLA's own buffer
+        values = _ints(4096)
+        out = jax.jit(rk.square_every)(put(values))
+        np.testing.assert_array_equal(np.asarray(out), values * values)
+    elif case == "square_then_double":  # an XLA result buffer beside an aliased input
+        values = _ints(4096)
+        y, x = jax.jit(rk.square_then_double)(put(values))
+        np.testing.assert_array_equal(np.asarray(y), values * values)
+        np.testing.assert_array_equal(np.asarray(x), 2 * values)
     else:
         _needs("sm_90a")
         tma_upcast = _example("tma_load")

@@ -149,3 +149,33 @@ def test_a_call_without_results_is_kept_as_a_side_effect() -> None:
     text = _cuda_text(lambda x: (reads_only(x), x + 1)[1], X)
     (line,) = [ln for ln in text.splitlines() if "custom_call @pyptx_launch" in ln]
     assert "has_side_effect = true" in line
+
+
+# zero_outputs=False: no zero-filled operand on CUDA (XLA allocates the results); the CPU
+# callback poisons the outputs.
+
+
+def test_zero_outputs_false_on_the_cpu_platform() -> None:
+    np.testing.assert_array_equal(jax.jit(rk.square_every)(X), X * X)
+    y, x = jax.jit(rk.square_then_double)(X)
+    np.testing.assert_array_equal(y, X * X)
+    np.testing.assert_array_equal(x, 2 * X)
+    out = np.asarray(jax.jit(rk.square_first_half(zero_outputs=False))(X))
+    unwritten = out.reshape(-1, rk.BLOCK)[:, rk.BLOCK // 2 :]
+    assert (unwritten.view(np.uint32) == 0xFFFFFFFF).all()
+    zeroed = np.asarray(rk.square_first_half(zero_outputs=True)(X))
+    np.testing.assert_array_equal(zeroed.reshape(-1, rk.BLOCK)[:, rk.BLOCK // 2 :], 0)
+
+
+def test_lowering_for_cuda_without_zero_filled_outputs() -> None:
+    (line,) = [ln for ln in _cuda_text(rk.square_every, X).splitlines() if "custom_call" in ln]
+    # The only operand is the input; the result is XLA's own buffer: no alias, no zeros.
+    assert "@pyptx_launch(%arg0) " in line
+    assert "output_operand_alias" not in line
+    assert "(tensor<256xf32>) -> tensor<256xf32>" in line
+    text = _cuda_text(rk.square_then_double, X)
+    (line,) = [ln for ln in text.splitlines() if "custom_call" in ln]
+    # The mutated input is still aliased, to the second result (after the output).
+    assert "@pyptx_launch(%arg0) " in line
+    assert "output_operand_alias<output_tuple_indices = [1], operand_index = 0" in line
+    assert "(tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>)" in line

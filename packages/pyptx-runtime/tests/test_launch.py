@@ -162,3 +162,81 @@ def test_the_diagnostic_report(tmp_path) -> None:  # type: ignore[no-untyped-def
     assert set(facts["toolchains"]) == {"driver", "nvjitlink", "ptxas"}
     assert facts["cubin_cache"] == str(tmp_path / "cubin")
     assert facts["shim"].startswith(str(tmp_path / "shim"))
+
+
+# zero_outputs=False: the kernel writes every output element; the emulator poisons outputs.
+
+
+def _halves(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The written (first 64 of each 128) and unwritten elements of ``square_first_half``."""
+    rows = out.reshape(-1, rk.BLOCK)
+    return rows[:, : rk.BLOCK // 2], rows[:, rk.BLOCK // 2 :]
+
+
+def test_a_kernel_that_writes_every_output_element_needs_no_zero_fill() -> None:
+    assert rk.square_every.zero_outputs is False and rk.square.zero_outputs is True
+    np.testing.assert_array_equal(rk.square_every(X), X * X)
+    x = X.copy()
+    y, same = rk.square_then_double(x)  # an uninitialized output beside a mutated input
+    assert same is x
+    np.testing.assert_array_equal(y, X * X)
+    np.testing.assert_array_equal(x, 2 * X)
+
+
+def test_unwritten_elements_show_the_poison_in_the_emulator() -> None:
+    out = rk.square_first_half(zero_outputs=False)(X)
+    written, unwritten = _halves(out)
+    np.testing.assert_array_equal(written, _halves(X * X)[0])
+    assert (unwritten.view(np.uint32) == 0xFFFFFFFF).all() and np.isnan(unwritten).all()
+    with pytest.raises(AssertionError, match="nan location mismatch"):
+        np.testing.assert_allclose(out, X * X)  # a reference comparison catches it
+
+
+def test_default_kernels_still_get_zero_filled_outputs() -> None:
+    out = rk.square_first_half(zero_outputs=True)(X)
+    written, unwritten = _halves(out)
+    np.testing.assert_array_equal(written, _halves(X * X)[0])
+    np.testing.assert_array_equal(unwritten, 0)
+
+
+def test_column_major_outputs_are_poisoned_too() -> None:
+    a = np.asfortranarray(np.arange(12, dtype=np.float32).reshape(4, 3))
+    out = rk.copy_column_major_first_columns(a)
+    assert out.flags.f_contiguous
+    np.testing.assert_array_equal(out[:, :2], a[:, :2])
+    assert np.isnan(out[:, 2]).all()
+
+
+@pytest.mark.parametrize(
+    ("ty", "poisoned"),
+    [
+        ("f32", np.float32(np.nan)),
+        ("f16", np.float16(np.nan)),
+        ("f64", np.float64(np.nan)),
+        ("s32", np.int32(-1)),
+        ("s8", np.int8(-1)),
+        ("u16", np.uint16(0xFFFF)),
+        ("u64", np.uint64(2**64 - 1)),
+    ],
+)
+def test_the_poison_pattern_per_dtype(ty: str, poisoned: object) -> None:
+    from pyptx.ir import PtxType
+    from pyptx.runtime._emulate import emulator_output
+
+    ptx_type = PtxType.from_name(ty)
+    out = emulator_output((3, 5), ptx_type, zero=False)
+    assert out.shape == (3, 5) and out.flags.c_contiguous
+    assert (out.view(np.uint8) == 0xFF).all()
+    np.testing.assert_array_equal(out, np.full((3, 5), poisoned))
+    np.testing.assert_array_equal(emulator_output((3, 5), ptx_type, zero=True), 0)
+
+
+@pytest.mark.parametrize("ty", ["bf16", "e4m3", "e5m2"])
+def test_the_poison_pattern_of_bf16_and_fp8_is_nan(ty: str) -> None:
+    pytest.importorskip("ml_dtypes")
+    from pyptx.ir import PtxType
+    from pyptx.runtime._emulate import emulator_output
+
+    out = emulator_output((2, 4), PtxType.from_name(ty), zero=False, column_major=True)
+    assert out.flags.f_contiguous
+    assert np.isnan(out.astype(np.float32)).all()

@@ -3,6 +3,8 @@ in the emulator."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import runtime_kernels as rk
@@ -199,3 +201,74 @@ def test_a_kernel_that_writes_nothing_visible_is_refused_under_compile() -> None
 
     with pytest.raises(Exception, match=r"has no out_specs and no mutates"):
         torch.compile(f, fullgraph=True, backend="aot_eager")(X)
+
+
+# zero_outputs=False: torch.empty instead of torch.zeros; the emulator poisons the outputs.
+
+
+def _unwritten(out: torch.Tensor) -> torch.Tensor:
+    """The elements ``square_first_half`` leaves alone (the second half of each block)."""
+    return out.reshape(-1, rk.BLOCK)[:, rk.BLOCK // 2 :]
+
+
+def test_zero_outputs_false_on_cpu_tensors() -> None:
+    torch.testing.assert_close(rk.square_every(X), X * X, rtol=0, atol=0)
+    x = X.clone()
+    y, same = rk.square_then_double(x)
+    assert same is x
+    torch.testing.assert_close(y, X * X, rtol=0, atol=0)
+    torch.testing.assert_close(x, 2 * X, rtol=0, atol=0)
+    poisoned = rk.square_first_half(zero_outputs=False)(X)
+    assert _unwritten(poisoned).isnan().all()
+    assert (_unwritten(poisoned).view(torch.int32) == -1).all()
+    zeroed = rk.square_first_half(zero_outputs=True)(X)
+    assert (_unwritten(zeroed) == 0).all()
+
+
+def test_the_full_path_allocates_as_the_kernel_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pyptx.runtime import _torch
+
+    seen: list[bool] = []
+    real = _torch.allocate_output
+
+    def spy(shape: Any, dtype: Any, device: Any, col: bool, zero: bool) -> Any:
+        seen.append(zero)
+        return real(shape, dtype, device, col, zero)
+
+    monkeypatch.setattr(_torch, "allocate_output", spy)
+    rk.square(X)
+    rk.square_every(X)
+    rk.accumulate_twice(X)
+    assert seen == [True, False, True, True]
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+def test_compile_allocates_uninitialized_outputs_in_the_graph() -> None:
+    graphs: list[Any] = []
+
+    def capture(gm: Any, example_inputs: Any) -> Any:
+        graphs.append(gm)
+        return gm.forward
+
+    def allocations(gm: Any) -> set[Any]:
+        wanted = {torch.zeros, torch.empty}
+        return {n.target for n in gm.graph.nodes if n.op == "call_function"} & wanted
+
+    torch._dynamo.reset()
+    unzeroed = rk.square_first_half(zero_outputs=False)
+    for kern, allocation in ((rk.square_every, torch.empty), (rk.square, torch.zeros)):
+        compiled = torch.compile(lambda x, k=kern: k(x) + 1, backend=capture, fullgraph=True)
+        torch.testing.assert_close(compiled(X), X * X + 1, rtol=0, atol=0)
+        assert allocations(graphs[-1]) == {allocation}
+    out = torch.compile(lambda x: unzeroed(x), backend=capture, fullgraph=True)(X)
+    assert _unwritten(out).isnan().all()  # the op's implementation poisons, as eagerly
+    torch._dynamo.reset()
+
+
+def test_the_custom_op_passes_opcheck_with_uninitialized_outputs() -> None:
+    from pyptx.runtime._torch import _register_call
+
+    op = register_torch_op()
+    call = _register_call(rk.square_every.key, (), None)
+    result = torch.library.opcheck(op, (call, [X], [torch.empty(256)], [], [], -1))
+    assert set(result.values()) == {"SUCCESS"}, result

@@ -236,6 +236,8 @@ class Kernel:
         key: a string naming this kernel object, unique in the process
             (``"<name>#<serial>"``); :func:`kernel_by_key` maps it back while the kernel lives.
         template_params: keyword-only parameters of ``fn`` with their defaults.
+        zero_outputs: whether the runtime zero-fills the ``out_specs`` arrays before a launch
+            (see :func:`kernel`).
     """
 
     def __init__(
@@ -255,6 +257,7 @@ class Kernel:
         reqntid: tuple[int, ...] | None = None,
         raw_directives: Sequence[tuple[str, tuple[int, ...]]] | None = None,
         mutates: Sequence[str] = (),
+        zero_outputs: bool = True,
     ) -> None:
         self.fn = fn
         self.name = fn.__name__
@@ -288,6 +291,11 @@ class Kernel:
                 f"{len(specs)} in_specs/out_specs; give one Tile per positional parameter"
             )
         self.mutates = self._check_mutates(mutates)
+        if not isinstance(zero_outputs, bool):
+            raise PtxDslError(
+                f"kernel {self.name}: zero_outputs must be True or False, got {zero_outputs!r}"
+            )
+        self.zero_outputs = zero_outputs
         self._check_reserved()
         self.smem_bytes = 0
         functools.update_wrapper(self, fn)
@@ -614,6 +622,7 @@ def kernel(
     reqntid: tuple[int, ...] | None = None,
     raw_directives: Sequence[tuple[str, tuple[int, ...]]] | None = None,
     mutates: Sequence[str] = (),
+    zero_outputs: bool = True,
 ) -> Callable[[Callable[..., Any]], Kernel]: ...
 
 
@@ -633,7 +642,15 @@ def kernel(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
             ``smem`` (extra dynamic shared bytes), ``raw_params`` ((type, name) pairs),
             ``extern_smem``, ``reqntid``, ``raw_directives`` ((name, values) pairs),
             ``mutates`` (names of ``in_specs`` parameters the kernel writes in place: a
-            launch returns them after the outputs, and torch/JAX are told of the update).
+            launch returns them after the outputs, and torch/JAX are told of the update),
+            ``zero_outputs`` (default ``True``: the runtime allocates the ``out_specs``
+            arrays zero-filled, so a kernel may accumulate into them or leave elements
+            alone. ``False`` promises that the kernel writes every element of every output
+            and reads none before writing it; the runtime then allocates them uninitialized
+            (``torch.empty``; under JAX on a GPU, XLA's own result buffers), saving one full
+            write of each output per call, and the emulator fills them with all-ones bytes
+            (NaN for floats, -1 or the maximum for integers) so a broken promise shows in the
+            results. ``mutates`` inputs are never affected).
 
     Returns:
         A :class:`Kernel`, or a decorator making one.

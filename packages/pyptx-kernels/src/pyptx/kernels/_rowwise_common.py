@@ -255,7 +255,12 @@ def _row_setup(spec: RowKernelSpec, x: Any, stage: Stager) -> tuple[Reg, Reg, Ro
 def _row_kernel(
     name: str, spec: RowKernelSpec, arch: str, inputs: int, body: Callable[..., None]
 ) -> Kernel:
-    """A ``@kernel`` of one CTA per row: ``inputs`` tiles (x, then (H,) vectors), one output."""
+    """A ``@kernel`` of one CTA per row: ``inputs`` tiles (x, then (H,) vectors), one output.
+
+    ``zero_outputs=False``: CTA ``r`` stores every 16-byte vector of row ``r`` of ``y`` (its
+    threads' :func:`owned_vectors` cover the row, and ``hidden`` is whole vectors), so the
+    runtime need not zero-fill ``y`` first.
+    """
     dt, h = spec.dt.ty, spec.hidden
     in_specs = (Tile("R", h, dt), *(Tile(h, dt) for _ in range(inputs - 1)))
     body.__name__ = body.__qualname__ = name
@@ -266,6 +271,7 @@ def _row_kernel(
         grid=lambda R: (R, 1, 1),
         block=(spec.threads, 1, 1),
         arch=arch,
+        zero_outputs=False,
     )(body)
 
 
@@ -399,6 +405,10 @@ def swiglu_kernel(dt: DType, arch: str) -> Kernel:
     All ``2 U`` loads are issued before any math (an out-of-range thread loads vector
     ``n - 1`` instead, so its registers are defined), and only the stores are predicated.
     ``silu(g) = g * rcp(1 + 2^(-g * log2(e)))`` in f32, times ``u``, rounded once.
+
+    ``zero_outputs=False``: the grid covers every vector below ``n`` and each is stored, so
+    with ``n = N / (elements per vector)`` (what :func:`call_swiglu` passes) every element
+    of ``out`` is written.
     """
     threads, unroll = SWIGLU_THREADS, SWIGLU_UNROLL
 
@@ -438,6 +448,7 @@ def swiglu_kernel(dt: DType, arch: str) -> Kernel:
         grid=lambda N: (max(1, -(-N // per)), 1, 1),
         block=(threads, 1, 1),
         arch=arch,
+        zero_outputs=False,
     )(body)
 
 

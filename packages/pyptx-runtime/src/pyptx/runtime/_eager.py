@@ -5,7 +5,8 @@ The first eager GPU call of a kernel with a given call signature goes the full w
 compiling, registering with the shim. It leaves a :class:`Plan` behind, keyed by the
 signature: the number of positional arguments and, per input tensor, its type, shape,
 dtype, device and strides. The next call with that signature checks only its scalars
-(type and range, as binding does), allocates the outputs, reads the current stream and
+(type and range, as binding does), allocates the outputs (zero-filled, or uninitialized for
+a ``zero_outputs=False`` kernel: the plan records which), reads the current stream and
 calls the shim.
 
 Anything else takes the full path, which reports errors the same way it always has:
@@ -35,6 +36,7 @@ from ._specialize import ParamSource, Specialization
 __all__ = [
     "MISS",
     "Plan",
+    "allocate_output",
     "current_raw_stream",
     "fast_call",
     "is_capturing",
@@ -53,7 +55,8 @@ class Plan(NamedTuple):
     device: int
     rules: tuple[tuple[bool, int, int], ...]  # per scalar: (is float, low, high)
     pack: Callable[..., bytes]
-    outputs: tuple[tuple[tuple[int, ...], Any, bool], ...]  # (shape, torch dtype, col-major)
+    outputs: tuple[tuple[tuple[int, ...], Any, bool, bool], ...]
+    """Per output: (shape, torch dtype, column-major, zero-filled)."""
     tma: tuple[int, ...]  # buffer indices read through a tensor map (16-byte aligned)
     mutated: tuple[int, ...]  # input indices returned after the outputs
     registry: KernelRegistry
@@ -117,7 +120,7 @@ def record_plan(
         rules=_rules(kernel),
         pack=spec.scalar_struct.pack,
         outputs=tuple(
-            (tuple(t.shape), t.dtype, tile.layout is Layout.COL)
+            (tuple(t.shape), t.dtype, tile.layout is Layout.COL, kernel.zero_outputs)
             for t, tile in zip(outputs, kernel.out_specs, strict=True)
         ),
         tma=tuple(p.index for p in spec.params if p.kind is ParamSource.TENSOR_MAP),
@@ -128,10 +131,20 @@ def record_plan(
     )
 
 
-def _zeros(shape: tuple[int, ...], dtype: Any, device: int, column_major: bool) -> Any:
+def allocate_output(
+    shape: Sequence[Any], dtype: Any, device: Any, column_major: bool, zero: bool
+) -> Any:
+    """A new output tensor: ``torch.zeros``, or ``torch.empty`` when ``zero`` is false.
+
+    ``zero`` is the kernel's ``zero_outputs``: false when the kernel writes every element, so
+    the fill would be one more full write of the output for nothing. A ``Layout.COL`` output
+    is the transpose of a row-major buffer. Used by the fast path and by the full path
+    (eager, ``torch.compile``, CUDA graph capture) alike.
+    """
+    new = torch.zeros if zero else torch.empty
     if column_major:
-        return torch.zeros(shape[::-1], dtype=dtype, device=device).t()
-    return torch.zeros(shape, dtype=dtype, device=device)
+        return new(tuple(reversed(shape)), dtype=dtype, device=device).t()
+    return new(tuple(shape), dtype=dtype, device=device)
 
 
 def fast_call(kernel: Kernel, args: Sequence[Any], stream: Any) -> Any:
@@ -158,7 +171,10 @@ def fast_call(kernel: Kernel, args: Sequence[Any], stream: Any) -> Any:
     current = current_raw_stream(plan.device)
     if stream is not None and (type(stream) is not int or stream != current):
         return MISS
-    outputs = [_zeros(*out[:2], plan.device, out[2]) for out in plan.outputs]
+    outputs = [
+        allocate_output(shape, dtype, plan.device, column_major, zero)
+        for shape, dtype, column_major, zero in plan.outputs
+    ]
     inputs = args[:n_in]
     pointers = [t.data_ptr() for t in (*inputs, *outputs)]
     for i in plan.tma:

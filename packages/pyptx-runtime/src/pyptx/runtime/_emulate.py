@@ -4,13 +4,18 @@ Used for numpy arrays, torch CPU tensors and JAX arrays on the CPU platform, so 
 debugged on a machine without a GPU with the same call as on one. Set
 ``PYPTX_EMU_CHECK_RACES=1`` to run every such launch with the emulator's shared-memory race
 checker (slower; a race raises :class:`pyptx.emu.DataRace`).
+
+Outputs start zero-filled, as on a GPU, unless the kernel says ``zero_outputs=False`` (it
+writes every element of every output): then they start filled with :data:`POISON_BYTE`
+(all-ones bytes: NaN for floats, -1 for signed and the maximum for unsigned integers), so an
+element the kernel leaves unwritten shows in its results instead of passing as a zero.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -20,10 +25,22 @@ from ._binding import dtype_names
 from ._errors import ArgumentError
 from ._specialize import ParamSource, Specialization
 
-__all__ = ["CHECK_RACES_ENV", "numpy_dtype", "output_dtype", "raw_view", "run_emulated"]
+__all__ = [
+    "CHECK_RACES_ENV",
+    "POISON_BYTE",
+    "emulator_output",
+    "numpy_dtype",
+    "output_dtype",
+    "poison",
+    "raw_view",
+    "run_emulated",
+]
 
 CHECK_RACES_ENV = "PYPTX_EMU_CHECK_RACES"
 """Set to ``1`` to check shared-memory races in every emulated launch of the runtime."""
+
+POISON_BYTE = 0xFF
+"""Every byte of a ``zero_outputs=False`` kernel's outputs before an emulated launch."""
 
 _NUMPY_NATIVE = frozenset(
     [
@@ -76,6 +93,32 @@ def raw_view(array: np.ndarray) -> np.ndarray:
 def output_dtype(ty: Any) -> np.dtype[Any]:
     """The numpy dtype the runtime allocates for an output of PTX type ``ty``."""
     return numpy_dtype(dtype_names(ty)[0])
+
+
+def poison(array: np.ndarray) -> None:
+    """Fill ``array`` (C- or Fortran-contiguous) with :data:`POISON_BYTE`, in place."""
+    raw_view(array).reshape(-1).view(np.uint8).fill(POISON_BYTE)
+
+
+def emulator_output(
+    shape: Sequence[int], ty: Any, *, zero: bool, column_major: bool = False
+) -> np.ndarray:
+    """A new output array of PTX type ``ty`` for an emulated launch.
+
+    Args:
+        shape: its shape.
+        ty: its element type (the tile's dtype).
+        zero: zero-filled (the kernel's ``zero_outputs``), else filled with
+            :data:`POISON_BYTE`.
+        column_major: Fortran order (a ``Layout.COL`` tile).
+    """
+    order: Literal["C", "F"] = "F" if column_major else "C"
+    dtype = output_dtype(ty)
+    if zero:
+        return np.zeros(tuple(shape), dtype=dtype, order=order)
+    out = np.empty(tuple(shape), dtype=dtype, order=order)
+    poison(out)
+    return out
 
 
 def run_emulated(

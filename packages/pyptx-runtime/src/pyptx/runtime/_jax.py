@@ -8,8 +8,13 @@ A call traces the kernel for the arrays' (static) shapes and lowers per platform
   configuration by) and the packed ``scalars`` bytes. The outputs enter the call as
   zero-filled operands aliased to its results (``input_output_aliases``), and so do the
   ``mutates`` inputs, so the shim sees every buffer in parameter order among the operands.
-  The handler is marked command-buffer compatible, so XLA may capture it in CUDA graphs.
-- **cpu**: ``jax.pure_callback`` running the kernel in the emulator.
+  For a ``zero_outputs=False`` kernel the outputs are not operands: XLA allocates the
+  results (uninitialized) and the shim, which takes the operands then the results, sees the
+  inputs then the outputs, again in parameter order (the aliased ``mutates`` results come
+  after them and are not read). The handler is marked command-buffer compatible, so XLA may
+  capture it in CUDA graphs.
+- **cpu**: ``jax.pure_callback`` running the kernel in the emulator (outputs zero-filled, or
+  poisoned for ``zero_outputs=False``: see :mod:`._emulate`).
 
 ``backend="gpu"`` / ``"emu"`` lower only that branch. Scalars must be static Python numbers
 (they are baked into the call's attributes); under ``jax.shard_map`` each device runs the
@@ -68,7 +73,9 @@ def jax_ffi_call(
     Args:
         spec: the specialization (its handle must be registered with the shim before the
             call runs; :func:`call_jax` does that on GPU machines).
-        operands: every buffer, in kernel parameter order (inputs, then outputs).
+        operands: the buffers, in kernel parameter order: the inputs, then the outputs (or
+            only the inputs: the shim then finds the outputs among the results, which
+            follow the operands).
         result_types: ``jax.ShapeDtypeStruct`` of each result.
         aliases: operand index -> result index (outputs and mutated inputs).
         scalars: the ``raw_params`` values.
@@ -122,14 +129,16 @@ def _prepare_gpu(spec: Specialization) -> int | None:
 
 def _emulate(kernel: Kernel, spec: Specialization, bound: Bound) -> Any:
     """A host callback running ``spec`` in the emulator on the callback's numpy arrays."""
-    from ._emulate import output_dtype, run_emulated
+    from ._emulate import emulator_output, run_emulated
 
     n_in = len(kernel.in_specs)
     names = kernel.positional[:n_in]
 
     def callback(*arrays: Any) -> tuple[Any, ...]:
         inputs = [np.array(a, copy=True) for a in arrays[:n_in]]
-        outputs = [np.zeros(shape, dtype=output_dtype(ty)) for shape, ty in _static(bound)]
+        outputs = [
+            emulator_output(shape, ty, zero=kernel.zero_outputs) for shape, ty in _static(bound)
+        ]
         run_emulated(spec, [*inputs, *outputs], bound.scalars)
         mutated = [inputs[names.index(n)] for n in kernel.mutates]
         return (*outputs, *mutated)
@@ -169,8 +178,10 @@ def call_jax(
     handle: int | None = None
 
     def on_gpu(*operands: Any) -> list[Any]:
-        zeros = [jnp.zeros(t.shape, t.dtype) for t in out_types]
-        aliases = {n_in + j: j for j in range(len(out_types))}
+        # Zero-filled outputs are operands aliased to the results; without them the results
+        # are XLA's own buffers, which the shim takes after the operands (see the module).
+        zeros = [jnp.zeros(t.shape, t.dtype) for t in out_types] if kernel.zero_outputs else []
+        aliases = {n_in + j: j for j in range(len(zeros))}
         for m, n in enumerate(kernel.mutates):
             aliases[names.index(n)] = len(out_types) + m
         buffers = [*operands, *zeros]

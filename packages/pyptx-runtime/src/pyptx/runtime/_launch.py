@@ -3,7 +3,9 @@
 It finds the array library of the inputs and hands the call to that library's front end:
 torch (:mod:`._torch`), JAX (:mod:`._jax`) or numpy (here: the emulator). Every front end
 binds and checks the arguments the same way (:func:`._binding.bind`), allocates the outputs
-zero-filled and returns ``outputs + mutated inputs``: one array alone, several as a tuple.
+zero-filled (uninitialized on a GPU for a ``zero_outputs=False`` kernel, poisoned in the
+emulator: see :mod:`._emulate`) and returns ``outputs + mutated inputs``: one array alone,
+several as a tuple.
 """
 
 from __future__ import annotations
@@ -115,8 +117,9 @@ def launch(
         **kwargs: template parameters, scalars by name, dims no input fixes.
 
     Returns:
-        The ``out_specs`` arrays (allocated zero-filled) then the ``mutates`` inputs: one
-        array alone, several as a tuple, ``None`` when there are none.
+        The ``out_specs`` arrays (allocated zero-filled; for a ``zero_outputs=False`` kernel
+        uninitialized on a GPU, all-ones bytes in the emulator) then the ``mutates`` inputs:
+        one array alone, several as a tuple, ``None`` when there are none.
 
     Raises:
         ArgumentError: an argument does not fit the specs (the message names it).
@@ -144,9 +147,7 @@ def launch(
 
 
 def _call_numpy(kernel: Kernel, bound: Bound, backend: str | None) -> Any:
-    import numpy as np
-
-    from ._emulate import output_dtype, run_emulated
+    from ._emulate import emulator_output, run_emulated
 
     if backend == "gpu":
         if gpu_count() == 0:
@@ -156,10 +157,9 @@ def _call_numpy(kernel: Kernel, bound: Bound, backend: str | None) -> Any:
             "JAX arrays on the GPU for backend='gpu'"
         )
     spec = specialize_bound(kernel, bound.template, bound.dims)
-    orders = ["F" if t.layout is Layout.COL else "C" for t in kernel.out_specs]
     outputs = [
-        np.zeros(shape, dtype=output_dtype(ty), order=order)  # type: ignore[call-overload]
-        for (shape, ty), order in zip(bound.outputs, orders, strict=True)
+        emulator_output(shape, ty, zero=kernel.zero_outputs, column_major=t.layout is Layout.COL)
+        for (shape, ty), t in zip(bound.outputs, kernel.out_specs, strict=True)
     ]
     run_emulated(spec, [*bound.inputs, *outputs], bound.scalars)
     return pack_result(kernel, outputs, bound.inputs)

@@ -1,7 +1,9 @@
 """PyTorch front end: eager calls, ``torch.compile`` and CUDA graphs.
 
 Eager calls bind the arguments, allocate the outputs with ``torch.zeros`` on the inputs'
-device and launch directly (GPU: the shim on the current stream; CPU: the emulator). Under
+device (``torch.empty`` for a ``zero_outputs=False`` kernel, which writes every element; the
+emulator then fills them with all-ones bytes first, see :mod:`._emulate`) and launch
+directly (GPU: the shim on the current stream; CPU: the emulator). Under
 ``torch.compile`` the launch goes through one custom op, ``torch.ops.pyptx.launch``, so the
 compiler sees an opaque call with known effects and no graph break:
 
@@ -10,10 +12,12 @@ float[] floats, SymInt stream) -> ()``
 
 ``call`` names the kernel and its non-tensor keywords (registered when the call is traced);
 ``inputs`` are the ``in_specs`` arrays the kernel only reads, ``written`` the outputs
-(allocated in the graph, zero-filled) followed by the ``mutates`` inputs; the scalars travel
-split by type so 64-bit integers stay exact. Because the outputs are allocated outside the op
-and the op returns nothing, its fake implementation has nothing to compute and shapes flow
-through the compiler from the ``torch.zeros`` calls.
+(allocated in the graph, zero-filled, or uninitialized for ``zero_outputs=False``) followed
+by the ``mutates`` inputs; the scalars travel split by type so 64-bit integers stay exact.
+Because the outputs are allocated outside the op and the op returns nothing, its fake
+implementation has nothing to compute and shapes flow through the compiler from the
+``torch.zeros`` (``torch.empty``) calls. CUDA graph capture takes the eager full path, so a
+captured launch captures the same allocation.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from pyptx.ir import TypeKind
 
 from ._binding import Bound, bind, dtype_names
 from ._driver import gpu_count
-from ._eager import current_raw_stream, is_capturing
+from ._eager import allocate_output, current_raw_stream, is_capturing
 from ._errors import ArgumentError
 from ._launch import no_gpu, pack_result
 from ._specialize import ParamSource, Specialization, specialize_bound
@@ -66,12 +70,6 @@ def _register_call_now(
 _register_call = torch.compiler.assume_constant_result(_register_call_now)
 
 
-def _zeros(shape: Any, dtype: Any, device: Any, column_major: bool) -> Any:
-    if column_major:  # a Layout.COL output: the transpose of a row-major buffer
-        return torch.zeros(tuple(reversed(shape)), dtype=dtype, device=device).t()
-    return torch.zeros(shape, dtype=dtype, device=device)
-
-
 def _torch_dtype(torch: Any, ty: Any) -> Any:
     return getattr(torch, dtype_names(ty)[0])
 
@@ -104,8 +102,8 @@ def _on_stream(stream: Any, device_index: int, buffers: Sequence[Any]) -> int:
 
     The current stream by default. An explicit ``stream`` (a ``torch.cuda.Stream`` or a raw
     ``CUstream`` int) other than the current one first waits for the current stream, which
-    zero-filled the outputs, and every buffer is recorded on it so the caching allocator does
-    not reuse its memory early.
+    allocated the outputs (and zero-filled them, unless ``zero_outputs=False``), and every
+    buffer is recorded on it so the caching allocator does not reuse its memory early.
     """
     current = current_raw_stream(device_index)
     if stream is None:
@@ -156,9 +154,13 @@ def _run(
     spec = specialize_bound(kernel, bound.template, bound.dims)
     buffers = [*bound.inputs, *outputs]
     if device == "cpu":
-        from ._emulate import run_emulated
+        from ._emulate import poison, run_emulated
 
-        run_emulated(spec, [_numpy_view(torch, t) for t in buffers], bound.scalars)
+        arrays = [_numpy_view(torch, t) for t in buffers]
+        if not kernel.zero_outputs:  # torch.empty: make unwritten elements show
+            for array in arrays[len(bound.inputs) :]:
+                poison(array)
+        run_emulated(spec, arrays, bound.scalars)
         return None
     from ._gpu import launch_on_gpu
 
@@ -290,7 +292,9 @@ def call_torch(
     device = _device_of(bound, backend, kernel)
     where = bound.inputs[0].device if bound.inputs else torch.device(device)
     outputs = [
-        _zeros(shape, _torch_dtype(torch, ty), where, tile.layout is Layout.COL)
+        allocate_output(
+            shape, _torch_dtype(torch, ty), where, tile.layout is Layout.COL, kernel.zero_outputs
+        )
         for (shape, ty), tile in zip(bound.outputs, kernel.out_specs, strict=True)
     ]
     if not torch.compiler.is_compiling():

@@ -372,6 +372,9 @@ def _build(cfg: TileConfig) -> Kernel:
         store_c(acc, pc, c_row, c_col, m, n)
 
     gemm.__name__ = gemm.__qualname__ = cfg.name
+    # zero_outputs=False: the grid has one CTA per 128 x 128 tile of C (tile_origin is a
+    # bijection), the warps' fragments cover the tile, and store_c writes every pair inside
+    # C (K = 0 included: the accumulators start at zero).
     return kernel(
         in_specs=(Tile("M", "K", elem), Tile("K", "N", elem)),
         out_specs=(Tile("M", "N", elem),),
@@ -379,6 +382,7 @@ def _build(cfg: TileConfig) -> Kernel:
         grid=lambda M, N: (-(-M // bm) * -(-N // bn), 1, 1),
         block=(cfg.threads, 1, 1),
         arch="sm_80",
+        zero_outputs=False,
     )(gemm)
 
 

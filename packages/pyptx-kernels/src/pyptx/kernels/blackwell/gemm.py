@@ -119,6 +119,8 @@ def build_gemm(*, M: int, N: int, K: int, bn: int, stages: int, cta_group: int) 
     k_tiles = _ceil(K, BK)
     rows = BM * cta_group  # rows of the tile of one MMA
 
+    # zero_outputs=False: one CTA per 128 rows by bn columns of C; its 128 threads store
+    # one row each, every 8 columns below N (the epilogue's predicate), rows below M.
     @kernel(
         in_specs=(
             Tile(M, K, bf16, layout=Layout.TMA_128B, tma_box=(BM, BK)),
@@ -129,6 +131,7 @@ def build_gemm(*, M: int, N: int, K: int, bn: int, stages: int, cta_group: int) 
         block=(THREADS, 1, 1),
         cluster=(1, cta_group, 1),
         arch=ARCH,
+        zero_outputs=False,
     )
     def tcgen05_gemm_bf16(a: Any, b: Any, c: Any) -> None:
         p = setup(cfg)
@@ -176,6 +179,9 @@ def build_grouped_gemm(
     cfg = _config(bn, stages, 1)
     k_tiles = _ceil(K, BK)
 
+    # zero_outputs=False: C has no padding rows; each group's rows are covered by its
+    # tiles (first rows start, start + 128, ... below its end), and a tile stores its rows
+    # below the group's end, all columns. A group with no rows has no rows in C either.
     @kernel(
         in_specs=(
             Tile(rows, K, bf16, layout=Layout.TMA_128B, tma_box=(BM, BK)),
@@ -186,6 +192,7 @@ def build_grouped_gemm(
         grid=(_ceil(N, bn), tiles, 1),
         block=(THREADS, 1, 1),
         arch=ARCH,
+        zero_outputs=False,
     )
     def tcgen05_grouped_gemm_bf16(a: Any, b: Any, table: Any, c: Any) -> None:
         p = setup(cfg)

@@ -167,6 +167,9 @@ def attention_kernel(head_dim: int, causal: bool, dtype: str = "bf16") -> Kernel
     def tma_tile(rows: str, box_rows: int) -> Tile:
         return Tile(rows, head_dim, cfg.elem, layout=Layout.TMA_128B, tma_box=(box_rows, _CHUNK))
 
+    # zero_outputs=False: the grid has a CTA per 128 query rows of every head, and the
+    # epilogue stores every column of each of its rows below seq_q (= SQ, as the call
+    # passes it), so every element of o is written.
     @kernel(
         in_specs=(tma_tile("RQ", BM), tma_tile("RK", BN), tma_tile("RK", BN)),
         out_specs=(Tile("BH", "SQ", head_dim, cfg.elem),),
@@ -175,6 +178,7 @@ def attention_kernel(head_dim: int, causal: bool, dtype: str = "bf16") -> Kernel
         block=(THREADS, 1, 1),
         raw_directives=[("maxntid", (THREADS, 1, 1)), ("minnctapersm", (1,))],
         arch="sm_90a",
+        zero_outputs=False,
     )
     def flash_attention_fwd(q: TensorArg, k: TensorArg, v: TensorArg, o: TensorArg) -> None:
         sh = _Shared(

@@ -247,6 +247,10 @@ def build_kernel(cfg: GemmConfig, shape: GemmShape, name: str) -> Kernel:
     chosen = entry_grouped if cfg.grouped else entry
     chosen.__name__ = chosen.__qualname__ = name
     ins, outs = _specs(cfg, shape)
+    # zero_outputs=False: the persistent walk visits every (row tile, column tile) of C,
+    # and each tile's TMA stores cover it, clipped at C's edges only. Grouped: C has the
+    # padded rows of A, every 128-row tile of them has a table entry, and padding rows are
+    # stored too (the call drops them).
     return kernel(
         in_specs=ins,
         out_specs=outs,
@@ -256,6 +260,7 @@ def build_kernel(cfg: GemmConfig, shape: GemmShape, name: str) -> Kernel:
         # ptxas honours setmaxnreg only when it knows the register budget at entry.
         raw_directives=[("maxntid", (THREADS, 1, 1)), ("minnctapersm", (1,))],
         arch="sm_90a",
+        zero_outputs=False,
     )(chosen)
 
 
