@@ -11,6 +11,7 @@ from pyptx.ir import (
     LabelRef,
     Module,
     Node,
+    child_fields,
 )
 
 __all__ = [
@@ -25,12 +26,15 @@ __all__ = [
 
 def label_refs(node: Node) -> Iterator[str]:
     """Names of every label referenced below ``node``."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, LabelRef):
-            yield n.name
-        stack.extend(n.children())
+    stack: list[object] = [node]
+    while stack:  # a faster walk than Node.children(): field values go on the stack as they are
+        item = stack.pop()
+        if isinstance(item, LabelRef):
+            yield item.name
+        elif isinstance(item, Node):
+            stack.extend(getattr(item, name) for name in child_fields(type(item)))
+        elif isinstance(item, tuple):
+            stack.extend(item)
 
 
 def count_refs(nodes: list[Node]) -> dict[str, int]:
