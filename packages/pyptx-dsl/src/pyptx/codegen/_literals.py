@@ -23,6 +23,9 @@ EXACT_INT = re.compile(r"(0|-?[1-9][0-9]*)\Z")
 """PTX integer spellings a Python ``int`` reproduces (``str(int(text)) == text``): these can be
 written as plain Python numbers in generated code."""
 _PRINTABLE = frozenset(chr(c) for c in range(0x20, 0x7F))
+_VERBATIM = re.compile(r"[ -\[\]-~\n]*\Z")
+"""Printable ASCII but ``\\``, and line breaks: a literal holds these as they are, but its
+quote character."""
 
 
 def sanitize_identifier(text: str) -> str:
@@ -76,8 +79,13 @@ def string(text: str) -> str:
     readable in the Python source.
     """
     quote = "'" if '"' in text and "'" not in text else '"'
+    verbatim = _VERBATIM.match(text) is not None  # the common case: nothing to escape
     if "\n" not in text:
+        if verbatim and quote not in text:
+            return quote + text + quote
         return quote + "".join(_char(c, False, quote) for c in text) + quote
+    if verbatim and '"' not in text:
+        return '"""\\\n' + text + '"""'
     return '"""\\\n' + "".join(_char(c, True, '"') for c in text) + '"""'
 
 

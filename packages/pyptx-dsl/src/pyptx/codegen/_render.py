@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from pyptx.emitter import emit
 from pyptx.ir import (
@@ -154,7 +155,9 @@ def _packed_section(s: Section) -> str:
     return f".section {s.name}\n{{\n{body}\n}}" if body else f".section {s.name}\n{{\n}}"
 
 
-def _mnemonic_attrs(parts: Sequence[str]) -> str | None:
+@lru_cache(maxsize=4096)  # a module uses a few hundred distinct mnemonics
+def _mnemonic_attrs(parts: tuple[str, ...]) -> str | None:
+    """``ptx.inst`` attribute path spelling the mnemonic ``parts`` exactly, if there is one."""
     names = []
     for p in parts:
         n = python_name(p)

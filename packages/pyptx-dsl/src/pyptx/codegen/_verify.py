@@ -13,6 +13,7 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Sequence
 
+from pyptx.emitter import emit
 from pyptx.ir import Module
 from pyptx.parser import parse, with_spans
 
@@ -25,14 +26,16 @@ def emitted_equivalent(code: str, module: Module) -> AlphaResult:
     """Whether running ``code`` emits ``module``'s program (up to a consistent renaming).
 
     ``code`` is generated Python (see :func:`pyptx.codegen.module_to_python`); it is executed
-    as a fresh module and its ``module.ptx()`` compared with ``module``. An exception while
+    as a fresh module and the PTX it emits (in the canonical formatting: trivia is not
+    compared) parsed and compared with ``module``. An exception while
     running or tracing it is a failed check whose reason names the exception.
     """
     namespace = types.ModuleType("pyptx_codegen_check")
     try:
         exec(compile(code, "<generated>", "exec"), namespace.__dict__)  # our own output
-        emitted = namespace.__dict__["module"].ptx()
-        return alpha_equivalent(module, parse(emitted, "<generated>"))
+        # Formatting is trivia, which the comparison ignores: emit without the layout.
+        traced = namespace.__dict__["module"].module(layout=False)
+        return alpha_equivalent(module, parse(emit(traced), "<generated>"))
     except Exception as exc:  # any failure means the sugar is not proven
         return AlphaResult(False, f"the generated code fails: {type(exc).__name__}: {exc}")
 

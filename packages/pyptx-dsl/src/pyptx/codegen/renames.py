@@ -82,6 +82,8 @@ def _named_nodes(root: Node) -> Iterator[Symbol | LabelRef | Register | Alias]:
     stack: list[object] = [root]
     while stack:
         item = stack.pop()
+        if type(item) is str:  # a name, an opcode, a modifier
+            continue
         if isinstance(item, tuple):
             stack.extend(item)
         elif isinstance(item, _NAMED):

@@ -255,8 +255,14 @@ class PtxModule:
             )
         return arch or "sm_90a", version
 
-    def module(self) -> Module:
-        """Trace every function and return the module's IR (with the recorded layout)."""
+    def module(self, *, layout: bool = True) -> Module:
+        """Trace every function and return the module's IR.
+
+        Args:
+            layout: put the recorded layout (:meth:`layout`) on it; ``False`` leaves the
+                traced trivia (the canonical formatting), which is all a comparison of
+                programs needs.
+        """
         arch, version = self._arch_version()
         statements: list[Node] = []
         for item in self.items:
@@ -265,7 +271,7 @@ class PtxModule:
             else:
                 statements.append(item)
         module = Module(tuple(statements))
-        if self._layout is not None:
+        if layout and self._layout is not None:
             module = SourceLayout.loads(self._layout).apply(module)
         return module
 

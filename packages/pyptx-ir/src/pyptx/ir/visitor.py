@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .node import Node, child_fields
 
@@ -61,7 +61,7 @@ class Rewriter:
     Children are rewritten first; the method then receives the node with its new children and
     returns its replacement: a node, ``None`` to delete it from the tuple holding it, or a
     sequence of nodes to splice in its place (insertion). Nodes without a method are rebuilt
-    only if a child changed, keeping their trivia.
+    only if a child changed, keeping their trivia. Methods are looked up on the class.
 
     Example::
 
@@ -84,46 +84,66 @@ class Rewriter:
         return out  # type: ignore[return-value]
 
     def _visit(self, node: Node) -> Node | Sequence[Node] | None:
-        changes: dict[str, object] = {}
-        for name in child_fields(type(node)):
+        cls = type(node)
+        changes: dict[str, object] | None = None
+        for name in child_fields(cls):
             value = getattr(node, name)
-            new = self._value(value, node, name)
+            if isinstance(value, Node):
+                new: object = self._one(value, node, name)
+            elif isinstance(value, tuple) and value:
+                new = self._many(value)
+            else:
+                continue  # a name, a number, an enum, None: nothing to rewrite
             if new is not value:
+                changes = changes if changes is not None else {}
                 changes[name] = new
         if changes:
             node = replace(node, **changes)  # type: ignore[type-var]
-        method = getattr(self, "rewrite_" + type(node).__name__, None)
-        return method(node) if method is not None else node
+        method = _method(type(self), cls)
+        return method(self, node) if method is not None else node
 
-    def _value(self, value: object, owner: Node, name: str) -> object:
-        if isinstance(value, Node):
-            new = self._visit(value)
-            if not isinstance(new, Node):
-                raise TypeError(
-                    f"{type(owner).__name__}.{name} holds one node; a rewrite method returned "
-                    f"{type(new).__name__} for it"
-                )
-            return new
-        if isinstance(value, tuple) and value:
-            items: list[object] = []
-            changed = False
-            for v in value:
-                if isinstance(v, Node):
-                    new = self._visit(v)
-                    if new is None:
-                        changed = True
-                    elif isinstance(new, Node):
-                        changed |= new is not v
-                        items.append(new)
-                    else:
-                        changed = True
-                        items.extend(new)
-                else:
-                    nv = self._value(v, owner, name)
-                    changed |= nv is not v
-                    items.append(nv)
-            return tuple(items) if changed else value
-        return value
+    def _one(self, value: Node, owner: Node, name: str) -> Node:
+        new = self._visit(value)
+        if not isinstance(new, Node):
+            raise TypeError(
+                f"{type(owner).__name__}.{name} holds one node; a rewrite method returned "
+                f"{type(new).__name__} for it"
+            )
+        return new
+
+    def _many(self, value: tuple[object, ...]) -> tuple[object, ...]:
+        """The rewritten tuple (``value`` itself when nothing in it changed)."""
+        items: list[object] | None = None  # the new items, from the first change on
+        for i, v in enumerate(value):
+            if isinstance(v, Node):
+                new: object = self._visit(v)
+            elif isinstance(v, tuple) and v:
+                new = self._many(v)
+            else:
+                new = v
+            if new is v and items is None:
+                continue
+            if items is None:
+                items = list(value[:i])
+            if not isinstance(v, Node) or isinstance(new, Node):
+                items.append(new)
+            elif new is not None:  # a node replaced by a sequence (None deletes it)
+                items.extend(cast("Sequence[Node]", new))
+        return value if items is None else tuple(items)
+
+
+_Method = Callable[[Rewriter, Any], "Node | Sequence[Node] | None"]
+_METHODS: dict[tuple[type, type], _Method | None] = {}
+"""``rewrite_<ClassName>`` of each (rewriter class, node class), looked up on first use."""
+
+
+def _method(rewriter: type, cls: type) -> _Method | None:
+    key = (rewriter, cls)
+    try:
+        return _METHODS[key]
+    except KeyError:
+        found = _METHODS[key] = getattr(rewriter, "rewrite_" + cls.__name__, None)
+        return found
 
 
 class _Strip(Rewriter):

@@ -1,4 +1,4 @@
-"""Rebuilds PTX text from the IR, one writer per node class (see :data:`_Emitter.table`).
+"""Rebuilds PTX text from the IR, one writer per node class (see :data:`_WRITERS`).
 
 Each writer emits the node's tokens with the gap before each one taken from the node's
 trivia (lossless mode) or from the canonical layout (``canonical=True``, or a node built
@@ -65,7 +65,7 @@ from pyptx.ir import (
 )
 from pyptx.ir.declarations import DeclQualifier
 
-Writer = Callable[[Any, str, int], None]
+Writer = Callable[["_Emitter", Any, str, int], None]
 Gaps = tuple[str, ...] | None
 """A node's trivia where it is used and fits the node's shape; ``None`` (or empty) where the
 writer lays the node out canonically. Gap ``name`` is ``g[ix[name]]``, ``ix`` being the
@@ -109,57 +109,15 @@ class _Emitter:
         self.out: list[str] = []
         # Where each instruction's pieces start in ``out``, when asked for (instruction_lines).
         self.marks: list[int] | None = None
-        self.table: dict[type, Writer] = {
-            Register: self.atom_name,
-            SpecialRegister: self.atom_name,
-            Symbol: self.atom_name,
-            LabelRef: self.atom_name,
-            Immediate: self.immediate,
-            StringLiteral: self.string,
-            Sink: self.sink,
-            VectorOperand: self.vector,
-            BraceList: self.brace_list,
-            FieldInit: self.field_init,
-            Address: self.address,
-            ParenList: self.paren_list,
-            Negated: self.negated,
-            PredPair: self.pred_pair,
-            BinaryExpr: self.binary,
-            UnaryExpr: self.unary,
-            ParenExpr: self.paren,
-            GenericAddress: self.generic,
-            Instruction: self.instruction,
-            Label: self.label,
-            Block: self.block,
-            VariableDecl: self.variable_decl,
-            Version: self.version,
-            Target: self.target,
-            AddressSize: self.address_size,
-            File: self.file,
-            Loc: self.loc,
-            LocFunctionName: self.loc_function_name,
-            LocInlinedAt: self.loc_inlined_at,
-            Pragma: self.pragma,
-            Alias: self.alias,
-            Section: self.section,
-            SectionData: self.section_data,
-            FunctionDirective: self.function_directive,
-            BranchTargets: self.branch_targets,
-            CallTargets: self.call_targets,
-            CallPrototype: self.call_prototype,
-            Function: self.function,
-            Declarator: self.declarator,
-            Param: self.param,
-        }
 
     # ----------------------------------------------------------------- helpers
 
     def node(self, n: Node, lead: str, depth: int) -> None:
         try:
-            writer = self.table[type(n)]
+            writer = _WRITERS[type(n)]
         except KeyError:
             raise TypeError(f"cannot emit a {type(n).__name__}: not a PTX IR node") from None
-        writer(n, lead, depth)
+        writer(self, n, lead, depth)
 
     def gaps(self, n: Node) -> tuple[Gaps, Index]:
         """The node's trivia and gap index if its trivia is to be used and fits its shape."""
@@ -673,6 +631,51 @@ class _Emitter:
             self.node(s, lead, 0)
         end = None if self.canonical or n.trivia is None else n.gap("end")
         self.out.append("\n" if end is None else end)
+
+
+_WRITERS: dict[type, Writer] = {
+    Register: _Emitter.atom_name,
+    SpecialRegister: _Emitter.atom_name,
+    Symbol: _Emitter.atom_name,
+    LabelRef: _Emitter.atom_name,
+    Immediate: _Emitter.immediate,
+    StringLiteral: _Emitter.string,
+    Sink: _Emitter.sink,
+    VectorOperand: _Emitter.vector,
+    BraceList: _Emitter.brace_list,
+    FieldInit: _Emitter.field_init,
+    Address: _Emitter.address,
+    ParenList: _Emitter.paren_list,
+    Negated: _Emitter.negated,
+    PredPair: _Emitter.pred_pair,
+    BinaryExpr: _Emitter.binary,
+    UnaryExpr: _Emitter.unary,
+    ParenExpr: _Emitter.paren,
+    GenericAddress: _Emitter.generic,
+    Instruction: _Emitter.instruction,
+    Label: _Emitter.label,
+    Block: _Emitter.block,
+    VariableDecl: _Emitter.variable_decl,
+    Version: _Emitter.version,
+    Target: _Emitter.target,
+    AddressSize: _Emitter.address_size,
+    File: _Emitter.file,
+    Loc: _Emitter.loc,
+    LocFunctionName: _Emitter.loc_function_name,
+    LocInlinedAt: _Emitter.loc_inlined_at,
+    Pragma: _Emitter.pragma,
+    Alias: _Emitter.alias,
+    Section: _Emitter.section,
+    SectionData: _Emitter.section_data,
+    FunctionDirective: _Emitter.function_directive,
+    BranchTargets: _Emitter.branch_targets,
+    CallTargets: _Emitter.call_targets,
+    CallPrototype: _Emitter.call_prototype,
+    Function: _Emitter.function,
+    Declarator: _Emitter.declarator,
+    Param: _Emitter.param,
+}
+"""The writer of each node class (a method of :class:`_Emitter`, called with the emitter)."""
 
 
 def emit_node(node: Node, canonical: bool = False) -> str:

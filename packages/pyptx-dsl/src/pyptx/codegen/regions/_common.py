@@ -6,11 +6,18 @@ from collections.abc import Iterator
 
 from pyptx.ir import (
     Function,
+    Immediate,
     Instruction,
     Label,
     LabelRef,
     Module,
     Node,
+    Register,
+    Sink,
+    SpecialRegister,
+    StringLiteral,
+    Symbol,
+    child_fields,
 )
 
 __all__ = [
@@ -25,12 +32,21 @@ __all__ = [
 
 def label_refs(node: Node) -> Iterator[str]:
     """Names of every label referenced below ``node``."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, LabelRef):
-            yield n.name
-        stack.extend(n.children())
+    stack: list[object] = [node]
+    while stack:  # a faster walk than Node.children(): field values go on the stack as they are
+        item = stack.pop()
+        if type(item) is str or isinstance(item, _NAME_LEAVES):
+            continue
+        if isinstance(item, LabelRef):
+            yield item.name
+        elif isinstance(item, Node):
+            stack.extend(getattr(item, name) for name in child_fields(type(item)))
+        elif isinstance(item, tuple):
+            stack.extend(item)
+
+
+_NAME_LEAVES = (Register, Immediate, SpecialRegister, Symbol, StringLiteral, Sink)
+"""Nodes without children that are not label references (most operands)."""
 
 
 def count_refs(nodes: list[Node]) -> dict[str, int]:
