@@ -83,10 +83,17 @@ def string(text: str) -> str:
     if "\n" not in text:
         if verbatim and quote not in text:
             return quote + text + quote
-        return quote + "".join(_char(c, False, quote) for c in text) + quote
+        return quote + _escaped(text, False, quote) + quote
     if verbatim and '"' not in text:
         return '"""\\\n' + text + '"""'
-    return '"""\\\n' + "".join(_char(c, True, '"') for c in text) + '"""'
+    return '"""\\\n' + _escaped(text, True, '"') + '"""'
+
+
+def _escaped(text: str, multiline: bool, quote: str) -> str:
+    """``text`` with every character :func:`_char` would change escaped."""
+    if text.isascii():  # one translate instead of a call per character
+        return text.translate(_ASCII_ESCAPES[multiline, quote])
+    return "".join(_char(c, multiline, quote) for c in text)
 
 
 _SIMPLE = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
@@ -102,6 +109,14 @@ def _char(c: str, multiline: bool, quote: str) -> str:
     if c in _PRINTABLE:
         return c
     return _escape(c)
+
+
+# str.translate tables of _char over ASCII, per (multiline, quote).
+_ASCII_ESCAPES = {
+    (multiline, quote): {code: _char(chr(code), multiline, quote) for code in range(128)}
+    for multiline in (False, True)
+    for quote in ('"', "'")
+}
 
 
 def comment(text: str) -> str:

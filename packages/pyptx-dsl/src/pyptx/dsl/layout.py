@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pyptx.ir import Instruction, Module, Node, VariableDecl, child_fields
+from pyptx.ir import Instruction, Module, Node, VariableDecl, child_fields, node_fields
 
 __all__ = ["SourceLayout", "SourceLayoutError"]
 
@@ -112,7 +112,7 @@ def _record(node: Node, trivia: list[Trivia], nested: list[Node]) -> None:
     layout of a large file is on the transpiler's hot path.
     """
     trivia.append(node.trivia)
-    for name in child_fields(type(node)):
+    for name in node_fields(type(node)):
         value = getattr(node, name)
         if type(value) is tuple:
             for item in value:
@@ -125,6 +125,8 @@ def _record_child(value: object, trivia: list[Trivia], nested: list[Node]) -> No
     if isinstance(value, Node):
         if value.STATEMENT or type(value) is Module:
             nested.append(value)
+        elif not node_fields(type(value)):  # a register, an immediate...: nothing below it
+            trivia.append(value.trivia)
         else:
             _record(value, trivia, nested)
     elif type(value) is tuple:

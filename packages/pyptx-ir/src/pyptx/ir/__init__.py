@@ -56,6 +56,7 @@ from .node import (
     Trivia,
     child_fields,
     comma_gaps,
+    node_fields,
     token_gaps,
     with_gaps,
 )
@@ -177,6 +178,7 @@ __all__ = [
     "is_special_register",
     "lookup_target",
     "min_ptx_version",
+    "node_fields",
     "qualifier_tokens",
     "strip_trivia",
     "structurally_equal",

@@ -61,6 +61,8 @@ others.
 
 from __future__ import annotations
 
+import enum
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
@@ -90,6 +92,7 @@ _N = TypeVar("_N", bound="Node")
 
 
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 _NOT_CHILDREN = ("trivia", "span")
 
 
@@ -125,6 +128,38 @@ def child_fields(cls: type) -> tuple[str, ...]:
         names = tuple(f.name for f in fields(cls) if f.name not in _NOT_CHILDREN)
         _CHILD_FIELDS[cls] = names
     return names
+
+
+def node_fields(cls: type) -> tuple[str, ...]:
+    """The :func:`child_fields` of a node class that can hold nodes, in order (cached).
+
+    Fields typed as plain values (``opcode: str``, ``modifiers: tuple[str, ...]``,
+    ``negated: bool``) are left out, so a walk that only looks for nodes skips them. Decided
+    from the class's type hints; a class whose hints cannot be resolved keeps every child
+    field.
+    """
+    names = _NODE_FIELDS.get(cls)
+    if names is None:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # unresolvable hints: keep every field, the safe side
+            hints = {}
+        names = tuple(n for n in child_fields(cls) if n not in hints or _may_hold_node(hints[n]))
+        _NODE_FIELDS[cls] = names
+    return names
+
+
+_VALUE_TYPES = (str, int, float, bool, bytes, type(None))
+
+
+def _may_hold_node(hint: object) -> bool:
+    """Whether a value of type ``hint`` can be, or contain, a :class:`Node`."""
+    args = typing.get_args(hint)
+    if args:
+        return any(_may_hold_node(a) for a in args if a is not Ellipsis)
+    if isinstance(hint, type):
+        return not issubclass(hint, _VALUE_TYPES) and not issubclass(hint, enum.Enum)
+    return True  # Any, a TypeVar, a forward reference...: it might
 
 
 class Node:
