@@ -1,0 +1,124 @@
+"""Transpile speed of this checkout beside the seed system (upstream pyptx 0.1.1), side by side.
+
+Usage::
+
+    python benchmarks/transpile_vs_seed.py --seed-python /path/to/seedvenv/bin/python
+        [CORPUS_DIR] [--rounds 2] [--repeat 2]
+
+Without ``--seed-python`` (or ``PYPTX_SEED_PYTHON``) it prints why and exits 0.
+
+The seed system installs the same ``pyptx`` import name, so it lives in its own virtualenv
+(``python3 -m venv seedvenv && seedvenv/bin/pip install pyptx==0.1.1``); this script runs
+each system in its own interpreter on the same files: the ``*.ptx`` files below CORPUS_DIR
+(default tests/corpus) that both systems transpile in both modes. Every round times the
+seed, then this checkout, so load on the machine falls on both alike; within a round each
+system's figure is the best of ``--repeat`` passes over all files (``ptx_to_python(text,
+sugar=False)`` and ``sugar=True``, the same call in both systems). It prints MB/s per system
+and mode for every round, and this checkout's speed as a multiple of the seed's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = [str(p) for p in sorted((REPO / "packages").glob("*/src"))]
+
+# Runs in the measured interpreter: argv = files.json, mode ("accepts" or "time"), repeat.
+_WORKER = r"""
+import json, sys, time
+from pathlib import Path
+from pyptx.codegen import ptx_to_python
+files = json.load(open(sys.argv[1]))
+texts = [Path(f).read_text(encoding="utf-8") for f in files]
+if sys.argv[2] == "accepts":
+    ok = []
+    for f, t in zip(files, texts):
+        try:
+            ptx_to_python(t, sugar=False)
+            ptx_to_python(t, sugar=True)
+        except Exception:
+            continue
+        ok.append(f)
+    print(json.dumps(ok))
+else:
+    out = {}
+    size = sum(len(t.encode()) for t in texts) / 1e6
+    for sugar in (False, True):
+        best = float("inf")
+        for _ in range(int(sys.argv[3])):
+            t0 = time.perf_counter()
+            for t in texts:
+                ptx_to_python(t, sugar=sugar)
+            best = min(best, time.perf_counter() - t0)
+        out["sugar" if sugar else "plain"] = size / best
+    print(json.dumps(out))
+"""
+
+
+def _run(python: str, files: Path, mode: str, repeat: int, ours: bool) -> object:
+    env = dict(os.environ)
+    if ours:  # this checkout's sources first; the seed interpreter gets a clean path
+        env["PYTHONPATH"] = os.pathsep.join(SOURCES)
+    else:
+        env.pop("PYTHONPATH", None)
+    result = subprocess.run(
+        [python, "-c", _WORKER, str(files), mode, str(repeat)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"{python} failed:\n{result.stderr}")
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison; return the exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpus", nargs="?", default=str(REPO / "tests" / "corpus"))
+    ap.add_argument(
+        "--seed-python",
+        default=os.environ.get("PYPTX_SEED_PYTHON"),
+        help="python of a pyptx==0.1.1 virtualenv (default: $PYPTX_SEED_PYTHON)",
+    )
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=2, help="passes per round; the best counts")
+    args = ap.parse_args(argv)
+    if not args.seed_python:
+        print("skipped: no seed system (pass --seed-python or set PYPTX_SEED_PYTHON)")
+        return 0
+    paths = [str(p) for p in sorted(Path(args.corpus).rglob("*.ptx"))]
+    if not paths:
+        print(f"no .ptx files under {args.corpus}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "files.json"
+        listing.write_text(json.dumps(paths))
+        seed_ok = _run(args.seed_python, listing, "accepts", 1, ours=False)
+        ours_ok = set(_run(sys.executable, listing, "accepts", 1, ours=True))  # type: ignore[arg-type]
+        common = [p for p in seed_ok if p in ours_ok]  # type: ignore[union-attr]
+        listing.write_text(json.dumps(common))
+        size = sum(Path(p).stat().st_size for p in common) / 1e6
+        print(f"{len(common)} of {len(paths)} files both systems transpile ({size:.2f} MB)")
+        for r in range(1, args.rounds + 1):
+            seed = _run(args.seed_python, listing, "time", args.repeat, ours=False)
+            ours = _run(sys.executable, listing, "time", args.repeat, ours=True)
+            for mode in ("plain", "sugar"):
+                s, o = seed[mode], ours[mode]  # type: ignore[index]
+                print(
+                    f"round {r} {mode:<5}  seed {s:5.2f} MB/s  this checkout {o:5.2f} MB/s"
+                    f"  x{o / s:.2f}"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
