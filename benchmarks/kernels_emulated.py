@@ -37,12 +37,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import json
 import math
-import os
-import platform
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -55,6 +51,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 for src in sorted((REPO / "packages").glob("*/src"), reverse=True):
     sys.path.insert(0, str(src))
+
+from parse_throughput import machine_info  # noqa: E402
 
 MMA_PREFIXES = ("mma.sync", "wgmma.mma_async", "tcgen05.mma")
 """Mnemonic prefixes counted as tensor-core instructions."""
@@ -328,25 +326,9 @@ def add_ptxas(results: list[Result], impls: dict[str, Any]) -> str | None:
 
 def header(argv: list[str]) -> dict[str, str]:
     """The machine, date, commit and command."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
-        ).stdout.strip()
-    except OSError:
-        commit = ""
-    return {
-        "machine": f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"numpy {np.__version__}, no GPU needed",
-        "date": datetime.date.today().isoformat(),
-        "commit": commit or "unknown",
-        "command": "python " + " ".join(argv),
-    }
+    info = machine_info(argv)
+    info["machine"] += f", numpy {np.__version__}, no GPU needed"
+    return info
 
 
 def table(results: list[Result]) -> str:

@@ -55,8 +55,8 @@ def _report(label: str, texts: list[str], repeat: int) -> None:
     )
 
 
-def machine_header(argv: list[str]) -> str:
-    """One line naming the CPU, Python, date, commit and command, for docs/performance.md."""
+def machine_info(argv: list[str]) -> dict[str, str]:
+    """The CPU (model, cores, Python), date, commit and command, for docs/performance.md."""
     import datetime
     import subprocess
 
@@ -71,13 +71,19 @@ def machine_header(argv: list[str]) -> str:
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
         ).stdout.strip()
     except OSError:
-        commit = "unknown"
-    cores = os.cpu_count()
-    return (
-        f"{cpu}, {cores} cores, Python {platform.python_version()}, "
-        f"{datetime.date.today().isoformat()}, commit {commit or 'unknown'}, "
-        f"command: python {' '.join(argv)}"
-    )
+        commit = ""
+    return {
+        "machine": f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "date": datetime.date.today().isoformat(),
+        "commit": commit or "unknown",
+        "command": "python " + " ".join(argv),
+    }
+
+
+def machine_header(argv: list[str]) -> str:
+    """One line naming the CPU, Python, date, commit and command, for docs/performance.md."""
+    info = machine_info(argv)
+    return f"{info['machine']}, {info['date']}, commit {info['commit']}, command: {info['command']}"
 
 
 def main(argv: list[str] | None = None) -> int:

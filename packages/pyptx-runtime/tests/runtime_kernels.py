@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyptx import Layout, Tile, kernel, ptx, reg
+from pyptx import Kernel, Layout, Tile, kernel, ptx, reg
 from pyptx.types import f32, u32, u64
 
 BLOCK = 128
@@ -23,35 +23,30 @@ def _grid(N: int) -> tuple[int, int, int]:
     return ((N + BLOCK - 1) // BLOCK, 1, 1)
 
 
-@kernel(
-    in_specs=(Tile("N", f32),),
-    out_specs=(Tile("N", f32),),
-    grid=_grid,
-    block=(BLOCK, 1, 1),
-    arch="sm_80",
-)
-def square(x, y):  # type: ignore[no-untyped-def]
-    """y = x * x (no bounds check: N is a multiple of BLOCK in the tests)."""
-    _, off = _index()
-    v = reg.scalar(f32)
-    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
-    ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+def _square_kernel(name: str, *, zero_outputs: bool) -> Kernel:
+    """A kernel ``name``: y = x * x (no bounds check: N is a multiple of BLOCK in the tests)."""
+
+    def body(x, y):  # type: ignore[no-untyped-def]
+        _, off = _index()
+        v = reg.scalar(f32)
+        ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+        ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+
+    body.__name__ = body.__qualname__ = name
+    return kernel(
+        in_specs=(Tile("N", f32),),
+        out_specs=(Tile("N", f32),),
+        grid=_grid,
+        block=(BLOCK, 1, 1),
+        arch="sm_80",
+        zero_outputs=zero_outputs,
+    )(body)
 
 
-@kernel(
-    in_specs=(Tile("N", f32),),
-    out_specs=(Tile("N", f32),),
-    grid=_grid,
-    block=(BLOCK, 1, 1),
-    arch="sm_80",
-    zero_outputs=False,
-)
-def square_every(x, y):  # type: ignore[no-untyped-def]
-    """y = x * x, every element written: the output may start uninitialized."""
-    _, off = _index()
-    v = reg.scalar(f32)
-    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
-    ptx.st(ptx.addr(y.ptr() + off), v * v, space="global")
+square = _square_kernel("square", zero_outputs=True)
+"""y = x * x, the output zero-filled first (the default)."""
+square_every = _square_kernel("square_every", zero_outputs=False)
+"""y = x * x, every element written: the output may start uninitialized."""
 
 
 @kernel(
