@@ -57,7 +57,9 @@ def _function_passes(f: Function, arch: str, version: tuple[int, int] | None) ->
             placed.add(s.name)
     for s in statements:
         if isinstance(s, Instruction):
-            used.update(o.name for o in s.operands if isinstance(o, LabelRef))
+            for o in s.operands:
+                if type(o) is LabelRef:
+                    used.add(o.name)
             try:
                 check_instruction(trace, s)
             except PtxDslError:

@@ -94,9 +94,22 @@ class _RegScope:
     scalars: dict[str, tuple[str, PtxType]] = field(default_factory=dict)
     ranges: dict[str, tuple[str, int, PtxType]] = field(default_factory=dict)
     symbols: dict[str, str] = field(default_factory=dict)
+    # Register names already resolved into a range (``%r12`` -> ``r[12]``); cleared whenever
+    # a declaration in this scope could change an answer.
+    in_ranges: dict[str, tuple[str, PtxType]] = field(default_factory=dict)
 
     def copy(self) -> _RegScope:
-        return _RegScope(dict(self.scalars), dict(self.ranges), dict(self.symbols))
+        return _RegScope(
+            dict(self.scalars), dict(self.ranges), dict(self.symbols), dict(self.in_ranges)
+        )
+
+    def declare_register(self, name: str, handle: tuple[str, PtxType]) -> None:
+        self.scalars[name] = handle
+        self.in_ranges.clear()
+
+    def declare_range(self, name: str, handle: tuple[str, int, PtxType]) -> None:
+        self.ranges[name] = handle
+        self.in_ranges.clear()
 
 
 def _canonical(node: Node) -> str:
@@ -143,8 +156,7 @@ def _packed_section(s: Section) -> str:
     """A ``.section`` with its data items several to a line (the layout restores one per line)."""
     lines: list[str] = []
     line = ""
-    for item in s.items:
-        text = _canonical(item)
+    for text in _item_texts(s):
         if line and len(line) + 1 + len(text) > WIDTH - 8:
             lines.append(line)
             line = ""
@@ -153,6 +165,19 @@ def _packed_section(s: Section) -> str:
         lines.append(line)
     body = "\n".join(lines)
     return f".section {s.name}\n{{\n{body}\n}}" if body else f".section {s.name}\n{{\n}}"
+
+
+def _item_texts(s: Section) -> list[str]:
+    """The canonical text of each data item of ``s``, in order.
+
+    One emit of the whole section split into its lines (one item a line) instead of an emit
+    per item; per item after all if the lines do not come out one per item.
+    """
+    lines = emit(s, canonical=True).split("\n")
+    body = [line.strip() for line in lines[2:-1]]  # between ".section name", "{" and "}"
+    if len(body) != len(s.items) or lines[1:2] != ["{"] or lines[-1] != "}":
+        return [_canonical(item) for item in s.items]
+    return body
 
 
 @lru_cache(maxsize=4096)  # a module uses a few hundred distinct mnemonics
@@ -192,17 +217,19 @@ class _FunctionRenderer:
     # ------------------------------------------------------------------ operands
 
     def reg(self, name: str) -> tuple[str, PtxType] | None:
-        found = self.scope.scalars.get(name)
+        scope = self.scope
+        found = scope.scalars.get(name) or scope.in_ranges.get(name)
         if found is not None:
             return found
         for i in range(len(name) - 1, 0, -1):
             digits = name[i:]
             if not digits.isdigit():
                 break
-            entry = self.scope.ranges.get(name[:i])
+            entry = scope.ranges.get(name[:i])
             canonical = digits == "0" or digits[0] != "0"
             if entry is not None and canonical and int(digits) < entry[1]:
-                return f"{entry[0]}[{digits}]", entry[2]
+                found = scope.in_ranges[name] = f"{entry[0]}[{digits}]", entry[2]
+                return found
         return None
 
     def symbol(self, name: str) -> str | None:
@@ -482,10 +509,10 @@ class _FunctionRenderer:
         for d in s.declarators:
             if s.state_space is StateSpace.REG and d.range_count is not None:
                 n = self.namer.name(("range", d.name), d.name)
-                self.scope.ranges[d.name] = (n, d.range_count, ty)
+                self.scope.declare_range(d.name, (n, d.range_count, ty))
             elif s.state_space is StateSpace.REG and not d.dims:
                 n = self.namer.name(("reg", d.name), d.name)
-                self.scope.scalars[d.name] = (n, ty)
+                self.scope.declare_register(d.name, (n, ty))
             else:
                 n = self.namer.name(("sym", d.name), d.name)
                 self.scope.symbols[d.name] = n

@@ -61,7 +61,7 @@ def shape_key(insn: Instruction, reg_type: RegType | None = None) -> Hashable:
         insn.opcode,
         insn.modifiers,
         None if guard is None else (key(guard.register), guard.negated),
-        tuple(key(op) for op in insn.operands),
+        tuple([key(op) for op in insn.operands]),
     )
 
 
