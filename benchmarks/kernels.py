@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.metadata
 import json
 import math
 import os
@@ -66,6 +65,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 for src in sorted((REPO / "packages").glob("*/src"), reverse=True):
     sys.path.insert(0, str(src))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from launch_overhead import _version  # noqa: E402
+from launch_overhead import git_commit as git_head  # noqa: E402
+from launch_overhead import no_gpu_reason as no_launch_reason  # noqa: E402
 
 ROWS_TARGET = 0.92  # memory-bound kernels: this fraction of the copy bandwidth
 FA_TARGET_TFLOPS = 600.0  # flash attention forward, head dim 128
@@ -642,23 +645,10 @@ def target_lines(goals: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def _version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 def git_commit() -> str:
     """``git rev-parse HEAD``, else ``$PYPTX_COMMIT``, else ``unknown`` (a copy without .git)."""
-    try:
-        result = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO, timeout=30
-        )
-        commit = result.stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        commit = ""
-    return commit or os.environ.get("PYPTX_COMMIT", "") or "unknown"
+    commit = git_head()
+    return commit if commit != "unknown" else os.environ.get("PYPTX_COMMIT", "") or "unknown"
 
 
 def nvidia_smi_driver() -> str | None:
@@ -701,16 +691,10 @@ def machine_info(torch: Any, arch: str, dry_run: bool) -> dict[str, Any]:
 
 
 def no_gpu_reason() -> str | None:
-    """Why nothing can run here, or ``None``."""
-    try:
-        from pyptx.runtime import _driver
-    except ImportError as exc:
-        return f"pyptx.runtime cannot be imported: {exc}"
-    loaded = _driver._load()  # the driver probe: why the driver is unusable, as a string
-    if isinstance(loaded, str):
-        return loaded
-    if _driver.gpu_count() == 0:
-        return "the CUDA driver sees no GPU"
+    """Why nothing can run here (the driver probe, then torch), or ``None``."""
+    reason = no_launch_reason()
+    if reason is not None:
+        return reason
     try:
         import torch
     except ImportError as exc:
