@@ -39,11 +39,11 @@ def build(head_dim: int = 128, causal: bool = False, dtype: str = "bf16") -> Ker
     """
     if head_dim not in HEAD_DIMS:
         raise KernelUnavailable(
-            f"{_NAME}: head_dim {head_dim} is not supported; the kernel is built for "
+            f"head_dim {head_dim} is not supported; the kernel is built for "
             f"head_dim {' or '.join(map(str, HEAD_DIMS))}"
         )
     if dtype not in _DTYPES.values():
-        raise KernelUnavailable(f"{_NAME}: dtype {dtype} is not supported; use bf16 or f16")
+        raise KernelUnavailable(f"dtype {dtype} is not supported; use bf16 or f16")
     return attention_kernel(head_dim, bool(causal), dtype)
 
 
@@ -82,27 +82,25 @@ def flash_attention(q: Any, k: Any, v: Any, causal: bool = False) -> Any:
     shapes = [tuple(x.shape) for x in (q, k, v)]
     if any(len(s) != 4 for s in shapes):
         raise KernelUnavailable(
-            f"{_NAME}: q, k and v must be (batch, heads, seq, head_dim), got shapes {shapes}"
+            f"q, k and v must be (batch, heads, seq, head_dim), got shapes {shapes}"
         )
     (batch, heads, seq_q, head_dim), k_shape = shapes[0], shapes[1]
     seq_k = k_shape[2]
     if shapes[2] != k_shape or k_shape[:2] != (batch, heads) or k_shape[3] != head_dim:
         raise KernelUnavailable(
-            f"{_NAME}: k and v must be (batch, heads, seq_k, head_dim) with q's batch, heads "
+            f"k and v must be (batch, heads, seq_k, head_dim) with q's batch, heads "
             f"and head_dim {(batch, heads, head_dim)}; got q {shapes[0]}, k {shapes[1]}, "
             f"v {shapes[2]}"
         )
     names = [_dtype_name(x) for x in (q, k, v)]
     if len(set(names)) != 1 or names[0] not in _DTYPES:
-        raise KernelUnavailable(
-            f"{_NAME}: q, k and v must all be bfloat16 or all float16, got {names}"
-        )
+        raise KernelUnavailable(f"q, k and v must all be bfloat16 or all float16, got {names}")
     if min(batch, heads, seq_q, seq_k) == 0:
-        raise KernelUnavailable(f"{_NAME}: empty input (q {shapes[0]}, k {shapes[1]})")
+        raise KernelUnavailable(f"empty input (q {shapes[0]}, k {shapes[1]})")
     bh = batch * heads
     if bh > _MAX_CTAS_Y or bh * max(seq_q, seq_k) > _MAX_ROWS:
         raise KernelUnavailable(
-            f"{_NAME}: batch * heads = {bh} must be at most {_MAX_CTAS_Y} and batch * heads * "
+            f"batch * heads = {bh} must be at most {_MAX_CTAS_Y} and batch * heads * "
             f"seq at most {_MAX_ROWS} rows (TMA coordinates are 32-bit)"
         )
     kern = build(head_dim, causal, _DTYPES[names[0]])
