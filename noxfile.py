@@ -45,9 +45,8 @@ XDIST = ("-n", "auto", "--dist", "loadfile")
 # Pinned to the release the corpus and the emulator's compiled kernels were generated with, so
 # every run assembles with the same ptxas.
 PTXAS_WHEEL = "nvidia-cuda-nvcc==13.5.*"
-PACKAGES_NEEDING_PTXAS = frozenset(
-    {"pyptx-parser", "pyptx-dsl", "pyptx-emu", "pyptx-runtime", "pyptx-kernels"}
-)
+# (The frameworks session installs it for pyptx-runtime and pyptx-kernels.)
+PACKAGES_NEEDING_PTXAS = frozenset({"pyptx-parser", "pyptx-dsl", "pyptx-emu"})
 # nvdisasm, for Kernel.sass() (its test skips without it).
 NVDISASM_WHEEL = "nvidia-cuda-nvdisasm==13.5.*"
 # The frameworks pyptx-runtime's extras bring, for its tests and the cross-package tests.

@@ -21,14 +21,10 @@ from ptxas_tools import assemble, corpus_files, corpus_id, find_ptxas, ptxas_rej
 from pyptx.emitter import emit
 from pyptx.ir import (
     TARGETS,
-    Function,
     Instruction,
     Module,
-    PtxType,
-    StateSpace,
-    VariableDecl,
 )
-from pyptx.ir.isa import SPECS, DiagnosticCode, check, lookup, requirements
+from pyptx.ir.isa import SPECS, DiagnosticCode, check, check_module, lookup, requirements
 from pyptx.parser import parse
 
 ACCEPTED = [p for p in corpus_files() if corpus_id(p) not in ptxas_rejects()]
@@ -44,31 +40,12 @@ def _arch(module: Module) -> str:
     return next(t for t in module.targets if t.startswith("sm_"))
 
 
-def _reg_types(fn: Function) -> Callable[[str], PtxType | None]:
-    """Declared register types of a function: its .reg declarations and .reg parameters."""
-    types: dict[str, PtxType] = {}
-    for p in (*(fn.params or ()), *(fn.returns or ())):
-        if p.state_space is StateSpace.REG and p.type is not None:
-            types[p.name] = p.type
-    if fn.body is not None:
-        for s in fn.body.walk_statements():
-            if isinstance(s, VariableDecl) and s.state_space is StateSpace.REG and s.type:
-                for d in s.declarators:
-                    for name in d.names():
-                        types[name] = s.type
-    return types.get
-
-
-def _instructions(
-    module: Module,
-) -> Iterator[tuple[Instruction, Callable[[str], PtxType | None]]]:
+def _instructions(module: Module) -> Iterator[Instruction]:
     for fn in module.functions:
-        if fn.body is None:
-            continue
-        types = _reg_types(fn)
-        for s in fn.body.walk_statements():
-            if isinstance(s, Instruction):
-                yield s, types
+        if fn.body is not None:
+            for s in fn.body.walk_statements():
+                if isinstance(s, Instruction):
+                    yield s
 
 
 @pytest.mark.parametrize("path", ACCEPTED, ids=corpus_id)
@@ -76,10 +53,10 @@ def test_corpus_instructions_check_clean(path: Path) -> None:
     module = _module(path)
     target, version = _arch(module), module.version
     assert version is not None
-    problems = []
-    for insn, types in _instructions(module):
-        for d in check(insn, target=target, version=version, reg_type=types):
-            problems.append(f"{emit(insn, canonical=True).strip()}  ->  {d.code.name}: {d}")
+    problems = [
+        f"{emit(insn, canonical=True).strip()}  ->  {d.code.name}: {d}"
+        for insn, d in check_module(module, target=target, version=version)
+    ]
     assert not problems, (
         f"{len(problems)} false positives in {corpus_id(path)} ({target}, .version"
         f" {version[0]}.{version[1]}); reproduce: pytest {HERE} -k '{corpus_id(path)}'\n"
@@ -91,7 +68,7 @@ def test_corpus_opcode_coverage(record_property: Callable[[str, object], None]) 
     total = covered = 0
     missing: dict[str, int] = {}
     for path in ACCEPTED:
-        for insn, _ in _instructions(_module(path)):
+        for insn in _instructions(_module(path)):
             total += 1
             if lookup(insn.opcode, insn.modifiers) is not None:
                 covered += 1
@@ -112,7 +89,7 @@ def _distinct() -> tuple[tuple[Instruction, str, tuple[int, int], str], ...]:
     for path in ACCEPTED:
         module = _module(path)
         assert module.version is not None
-        for insn, _ in _instructions(module):
+        for insn in _instructions(module):
             if insn.mnemonic not in seen:
                 seen[insn.mnemonic] = (insn, _arch(module), module.version, corpus_id(path))
     return tuple(seen.values())
@@ -216,12 +193,16 @@ def test_files_ptxas_rejects_are_flagged(name: str) -> None:
     path = next(p for p in corpus_files() if corpus_id(p) == name)
     module = _module(path)
     assert module.version is not None
-    found = {
-        d.code.name
-        for insn, types in _instructions(module)
-        for d in check(insn, target=_arch(module), version=module.version, reg_type=types)
-    }
+    found = {d.code.name for _, d in check_module(module, target=_arch(module))}
     assert REJECTED[name] in found, (name, found, ptxas_rejects()[name])
+
+
+def test_check_module_checks_reg_parameters_by_their_declared_width() -> None:
+    module = parse(
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".func f(.reg .b32 %a)\n{\n.reg .b64 %rd<2>;\nadd.u64 %rd1, %a, 1;\nret;\n}\n"
+    )
+    assert [d.code for _, d in check_module(module)] == [DiagnosticCode.REGISTER_WIDTH]
 
 
 # ------------------------------------------------------------------------ examples vs ptxas
@@ -278,8 +259,7 @@ def test_examples_check_clean_and_assemble_at_their_minimum(name: str, example: 
     insn = next(module.instructions())
     found = lookup(insn.opcode, insn.modifiers)
     assert found is not None and found[0].name == name
-    fn = module.functions[-1]
-    assert check(insn, target=target, version=version, reg_type=_reg_types(fn)) == ()
+    assert [d for i, d in check_module(module, target=target, version=version) if i is insn] == []
     if find_ptxas() is None:
         pytest.skip("no ptxas found (install nvidia-cuda-nvcc)")
     ok, _, err = assemble(source, target)

@@ -10,6 +10,8 @@ equal tree and assembles to the same machine code.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
+from typing import TypeVar
 
 from pyptx.ir import Module, Node, qualifier_tokens
 
@@ -18,6 +20,26 @@ from ._emit import instruction_lines as _instruction_lines
 from ._emit import instruction_positions as _instruction_positions
 
 __all__ = ["emit", "instruction_lines", "instruction_positions", "qualifier_tokens"]
+
+_N = TypeVar("_N", bound=Node)
+_T = TypeVar("_T")
+
+
+def _without_gc(fn: Callable[[_N, bool], _T], node: _N, canonical: bool) -> _T:
+    """``fn(node, canonical)`` with the cyclic garbage collector paused (resumed even on error).
+
+    Emission allocates only short-lived objects; pausing the collector keeps it from rescanning
+    large trees that are alive anyway. (A plain call, not a context manager: :func:`emit` is
+    called once per statement by some tools.)
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return fn(node, canonical)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def emit(node: Node, *, canonical: bool = False) -> str:
@@ -33,16 +55,7 @@ def emit(node: Node, *, canonical: bool = False) -> str:
     Raises:
         TypeError: ``node`` (or something inside it) is not a PTX IR node.
     """
-    # Emission allocates only short-lived objects; pausing the cyclic collector keeps it from
-    # rescanning large trees that are alive anyway (resumed even on error).
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return emit_node(node, canonical)
-    finally:
-        if paused:
-            gc.enable()
+    return _without_gc(emit_node, node, canonical)
 
 
 def instruction_lines(module: Module, *, canonical: bool = False) -> list[int]:
@@ -59,14 +72,7 @@ def instruction_lines(module: Module, *, canonical: bool = False) -> list[int]:
     Returns:
         The 1-based line of each instruction, in :meth:`pyptx.ir.Module.instructions` order.
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return _instruction_lines(module, canonical)
-    finally:
-        if paused:
-            gc.enable()
+    return _without_gc(_instruction_lines, module, canonical)
 
 
 def instruction_positions(module: Module, *, canonical: bool = False) -> list[tuple[int, int]]:
@@ -75,11 +81,4 @@ def instruction_positions(module: Module, *, canonical: bool = False) -> list[tu
     As :func:`instruction_lines`, with the column of the instruction's first character (its
     ``@`` when guarded). For a parsed module these are its positions in the source.
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return _instruction_positions(module, canonical)
-    finally:
-        if paused:
-            gc.enable()
+    return _without_gc(_instruction_positions, module, canonical)

@@ -100,27 +100,15 @@ class BodyPaths:
         if opcode == "call":
             return None
         segment = m.group(1)
-        if not segment or segment.isspace():
-            cur.pos = m.end()
-            return new_instruction(
-                opcode, split[1], (), predicate, (lead, segment, cur.trailing()), None
-            )
-        names = self.names
-        names.opcode = opcode  # bare names in new pieces read it
-        get = self.pieces.get
-        operands: list[Operand] = []
-        gaps = [lead]
-        for piece in segment.split(","):
-            hit = get(piece)
-            if hit is None:
-                names.opcode = ""
-                return None
-            operands.append(hit[0])
-            gaps.append(hit[1])
-        names.opcode = ""
+        start = cur.pos
         cur.pos = m.end()
-        gaps.append(cur.trailing())
-        return new_instruction(opcode, split[1], tuple(operands), predicate, tuple(gaps), None)
+        trail = cur.trailing()
+        if not segment or segment.isspace():
+            return new_instruction(opcode, split[1], (), predicate, (lead, segment, trail), None)
+        insn = self._simple_instruction(opcode, split[1], predicate, lead, segment, trail)
+        if insn is None:
+            cur.pos = start
+        return insn
 
     def remember(self, start: int, node: Node) -> None:
         """Remember a statement the general rules parsed from ``start``, for repeats of it.

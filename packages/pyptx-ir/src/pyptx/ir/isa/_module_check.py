@@ -51,7 +51,11 @@ def check_module(
 
 
 def _register_types(f: Function) -> dict[str, PtxType]:
+    """Declared register types of a function: its .reg parameters and .reg declarations."""
     types: dict[str, PtxType] = {}
+    for p in (*(f.params or ()), *(f.returns or ())):
+        if p.state_space is StateSpace.REG and p.type is not None:
+            types[p.name] = p.type
     assert f.body is not None
     for s in f.body.walk_statements():
         if isinstance(s, VariableDecl) and s.state_space is StateSpace.REG and s.type:
