@@ -22,41 +22,16 @@ from ..dsl.operands import addr
 from ..dsl.regs import Reg, _new, from_
 from ..dsl.shared import SharedAlloc, SharedSlice, base
 from ..dsl.special import special
-from . import _arith
-from ._arith import add, mad
+from ._arith import mad
 from ._memory import ld, st
 from ._sync import bar
-from ._warp import shfl, warp_reduce_max, warp_reduce_min, warp_reduce_sum
+from ._warp import butterfly, warp_reduce_max, warp_reduce_min, warp_reduce_sum
 
 __all__ = ["block_reduce_max", "block_reduce_min", "block_reduce_sum", "warp"]
 
 _WIDTHS = (2, 4, 8, 16, 32)
-
-
-class _Combine(Protocol):
-    def __call__(self, d: Reg, a: object, b: object) -> Reg: ...
-
-
-def _combine_add(d: Reg, a: object, b: object) -> Reg:
-    return add(d, a, b)
-
-
-def _combine_max(d: Reg, a: object, b: object) -> Reg:
-    return _arith.max(d, a, b)
-
-
-def _combine_min(d: Reg, a: object, b: object) -> Reg:
-    return _arith.min(d, a, b)
-
-
-_COMBINE: dict[str, _Combine] = {"sum": _combine_add, "max": _combine_max, "min": _combine_min}
-
-
-def _check_width(name: str, width: object) -> int:
-    if isinstance(width, bool) or width not in _WIDTHS:
-        raise PtxDslError(f"{name} needs width= a power of two from 2 to 32, got {width!r}")
-    assert isinstance(width, int)
-    return width
+_OP = {"sum": "add", "max": "max", "min": "min"}
+"""Each reduction's combining instruction."""
 
 
 def _in_place(what: str, value: Reg, width: int, membermask: object) -> Reg:
@@ -64,14 +39,7 @@ def _in_place(what: str, value: Reg, width: int, membermask: object) -> Reg:
     name = f"ptx.warp.reduce_{what}"
     if not isinstance(value, Reg) or value.type.bits != 32:
         raise PtxDslError(f"{name} reduces a 32-bit register in place, but got {value!r}")
-    w = _check_width(name, width)
-    other = _new(value.type)
-    clamp, offset = ((32 - w) << 8) | 0x1F, w // 2
-    while offset:
-        shfl.sync(other, value, offset, clamp, membermask, mode="bfly")
-        _COMBINE[what](value, value, other)
-        offset //= 2
-    return value
+    return butterfly(name, _OP[what], value, width, membermask, in_place=True)
 
 
 class Warp:
@@ -285,10 +253,9 @@ _BLOCK = (
     "warps-1; mad.lo.u32 b, l, 4, s; ld.shared x, [b]; log2(warps) shfl.sync.bfly + {op} pairs"
 )
 
-_OPS = (("sum", "add"), ("max", "max"), ("min", "min"))
 
 MULTI_INSTRUCTION: dict[str, str] = {
-    **{f"ptx.warp.reduce_{w}": _IN_PLACE.format(op=o) for w, o in _OPS},
-    **{f"ptx.block_reduce_{w}": _BLOCK.format(what=w, op=o) for w, o in _OPS},
+    **{f"ptx.warp.reduce_{w}": _IN_PLACE.format(op=o) for w, o in _OP.items()},
+    **{f"ptx.block_reduce_{w}": _BLOCK.format(what=w, op=o) for w, o in _OP.items()},
 }
 """The reduction helpers and the exact instructions each emits."""

@@ -29,7 +29,7 @@ from ._bulk import tensor
 __all__ = ["Tma", "tma"]
 
 
-def _desc(what: str, value: object) -> object:
+def _desc(value: object) -> object:
     """The tensor-map register: ``value`` itself, or a TMA tensor argument's ``.tma_desc()``."""
     return value.tma_desc() if isinstance(value, TensorArg) else value
 
@@ -82,7 +82,7 @@ class Tma:
             raise PtxDslError(f"{name} needs mbar=, the barrier the copy completes")
         guard = _issuer(name, issuer, pred)
         c = _coords(name, rank, row, col, coords, chunk)
-        desc = _desc(name, src)
+        desc = _desc(src)
         tensor(dst, desc, c, mbar, mode="tile", multicast=mask, cache_hint=cache_hint, pred=guard)
 
     def load_2d(
@@ -169,7 +169,7 @@ class Tma:
     ) -> None:  # fmt: skip
         name = f"ptx.tma.store_{rank}d"
         c = _coords(name, rank, row, col, coords, chunk)
-        tensor.store(_desc(name, dst), c, src, mode="tile", cache_hint=cache_hint, pred=pred)
+        tensor.store(_desc(dst), c, src, mode="tile", cache_hint=cache_hint, pred=pred)
 
     def store_2d(
         self, dst: object, src: object, row: object = None, col: object = None,

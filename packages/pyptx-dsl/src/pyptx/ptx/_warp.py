@@ -230,23 +230,53 @@ class _Reduce(Protocol):
     def __call__(self, value: Reg, *, width: int = 32, membermask: object = -1) -> Reg: ...
 
 
+def butterfly(
+    name: str, op: str, value: Reg, width: object, membermask: object, *, in_place: bool = False
+) -> Reg:
+    """The reduction butterfly: ``shfl.sync.bfly.b32`` + ``op`` pairs over ``width`` lanes.
+
+    Each step ``off`` = ``width/2``, ..., 1 emits ``shfl.sync.bfly.b32 t, v, off, c,
+    membermask;`` and ``op.<type> v', v, t;`` with ``c = ((32 - width) << 8) | 31``. With
+    ``in_place`` every step writes ``value`` itself through one scratch register ``t``;
+    otherwise ``t`` and ``v'`` are fresh registers each step. The ISA table judges the
+    value's type at ``shfl`` and at ``op``.
+
+    Args:
+        name: the helper's name for messages (``ptx.warp_reduce_sum``).
+        op: ``add``, ``max`` or ``min``.
+        value: the register reduced.
+        width: lanes per group: 2, 4, 8, 16 or 32.
+        membermask: the participating lanes.
+        in_place: write the result into ``value``.
+
+    Returns:
+        The register with the group's result (``value`` itself with ``in_place``).
+
+    Raises:
+        PtxDslError: ``width`` is not a power of two from 2 to 32.
+    """
+    if width not in (2, 4, 8, 16, 32) or isinstance(width, bool):
+        raise PtxDslError(f"{name} needs width= a power of two from 2 to 32, got {width!r}")
+    assert isinstance(width, int)
+    ty, clamp, offset, acc = value.type, ((32 - width) << 8) | 0x1F, width // 2, value
+    scratch = _new(ty) if in_place else None
+    while offset:
+        other = scratch if scratch is not None else _new(ty)
+        nxt = value if in_place else _new(ty)
+        emit_inst("shfl", ["sync", "bfly", "b32"], (other, acc, offset, clamp, membermask))
+        emit_inst(op, [ty.value], (nxt, acc, other))
+        acc, offset = nxt, offset // 2
+    return acc
+
+
 def _reducer(op: str, what: str, doc: str) -> _Reduce:
-    """``ptx.warp_reduce_<what>``: the butterfly of ``shfl.sync.bfly.b32`` and ``op`` pairs."""
+    """``ptx.warp_reduce_<what>``: the :func:`butterfly` of ``op`` into fresh registers."""
     name = f"warp_reduce_{what}"
 
     def reduce(value: Reg, *, width: int = 32, membermask: object = -1) -> Reg:
-        # The ISA table judges the value's type at ``shfl`` and at ``op``.
         if not isinstance(value, Reg):
             raise PtxDslError(f"ptx.{name} reduces a register, but got {value!r}")
-        if width not in (2, 4, 8, 16, 32) or isinstance(width, bool):
-            raise PtxDslError(f"ptx.{name} needs width= a power of two from 2 to 32, got {width!r}")
-        ty, clamp, offset, acc = value.type, ((32 - width) << 8) | 0x1F, width // 2, value
-        while offset:
-            other, nxt = _new(ty), _new(ty)
-            emit_inst("shfl", ["sync", "bfly", "b32"], (other, acc, offset, clamp, membermask))
-            emit_inst(op, [ty.value], (nxt, acc, other))
-            acc, offset = nxt, offset // 2
-        return acc
+        return butterfly(f"ptx.{name}", op, value, width, membermask)
 
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = doc
