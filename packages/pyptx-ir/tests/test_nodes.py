@@ -156,6 +156,17 @@ def test_strip_trivia() -> None:
     assert strip_trivia(insn) == insn
 
 
+def test_strip_trivia_shares_what_has_none() -> None:
+    bare = Instruction("add", ("s32",), (Register("%r1"), Register("%r2"), Register("%r3")))
+    assert strip_trivia(bare) is bare
+    spaced = Instruction("ret", (), (), None, ("\n\t", "", ""))
+    block = Block((bare, spaced))
+    out = strip_trivia(block)
+    assert out.statements[0] is bare  # untouched subtree shared, not copied
+    assert out.statements[1] is not spaced and out.statements[1].trivia is None
+    assert type(out.statements[1]) is Instruction and out == block
+
+
 def test_module_accessors() -> None:
     m = _kernel()
     assert m.version == (8, 0)

@@ -14,6 +14,7 @@ from ptxas_tools import (
 )
 
 from pyptx.emitter import emit
+from pyptx.ir import walk
 from pyptx.parser import parse
 
 FILES = corpus_files()
@@ -27,8 +28,12 @@ def test_canonical_reparses_to_equal_tree(path) -> None:  # type: ignore[no-unty
     assert again == module
     # Canonical output is a fixed point.
     assert emit(again, canonical=True) == canonical
-    # Trivia never takes part in equality, so the stripped tree is equal too.
-    assert module.without_trivia() == module
+    # Trivia never takes part in equality, so the stripped tree is equal too; it holds no
+    # trivia anywhere, so its plain emission is the canonical text.
+    stripped = module.without_trivia()
+    assert stripped == module
+    assert not [n for n in walk(stripped) if getattr(n, "trivia", None) is not None]
+    assert emit(stripped) == canonical
 
 
 def test_rejects_list_names_existing_files() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 import keyword
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from pyptx.ir import Module
 from pyptx.parser import parse
@@ -18,6 +18,8 @@ from .regions import lower
 from .regions.mbarrier import unwrap_waits
 
 __all__ = ["module_to_python", "ptx_to_python", "transpile"]
+
+_T = TypeVar("_T")
 
 
 def module_to_python(
@@ -54,19 +56,21 @@ def module_to_python(
             plain_waits.add(id(exc.try_wait))
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (resumed even on error).
+def _collector_paused(fn: Callable[..., _T], *args: object) -> _T:
+    """``fn(*args)`` with the cyclic garbage collector paused (resumed even on error).
 
     Transpiling allocates many short-lived objects while the parsed tree is alive; the
     collector would rescan that tree again and again (about a fifth of the time) and finds
-    nothing to free in it. What cycles the run leaves are collected once it is resumed.
+    nothing to free in it. A call rather than a ``with`` block: the trees ``fn`` builds are
+    freed (by reference counting; they hold no cycles) when its frame ends, before the
+    collector resumes, so resuming does not start a collection that scans them once more.
+    What cycles the run leaves are collected later as usual.
     """
     paused = gc.isenabled()
     if paused:
         gc.disable()
     try:
-        yield
+        return fn(*args)
     finally:
         if paused:
             gc.enable()
@@ -121,11 +125,7 @@ def ptx_to_python(
         pyptx.parser.PtxSyntaxError: the source is not well-formed PTX.
         ValueError: ``kernel_name`` does not fit the module.
     """
-    with _collector_paused():
-        module = parse(source, source_name or "<ptx>")
-        return transpile(
-            module, sugar=sugar, kernel_name=kernel_name, passes=passes, source_name=source_name
-        )
+    return _collector_paused(_parse_and_transpile, source, sugar, kernel_name, passes, source_name)
 
 
 def transpile(
@@ -146,8 +146,18 @@ def transpile(
     Raises:
         ValueError: ``kernel_name`` does not fit the module.
     """
-    with _collector_paused():
-        return _transpile(module, sugar, kernel_name, passes, source_name)
+    return _collector_paused(_transpile, module, sugar, kernel_name, passes, source_name)
+
+
+def _parse_and_transpile(
+    source: str,
+    sugar: bool,
+    kernel_name: str | Mapping[str, str] | None,
+    passes: Sequence[object] | None,
+    source_name: str | None,
+) -> str:
+    module = parse(source, source_name or "<ptx>")
+    return _transpile(module, sugar, kernel_name, passes, source_name)
 
 
 def _transpile(

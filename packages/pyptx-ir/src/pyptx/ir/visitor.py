@@ -8,10 +8,11 @@ nodes is kept, which is what makes an edit show up as exactly that edit in the e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any, TypeVar, cast
 
-from .node import Node, child_fields
+from ._fast import fast_constructor
+from .node import Node, child_fields, node_fields
 
 __all__ = ["Rewriter", "Visitor", "strip_trivia", "structurally_equal", "walk"]
 
@@ -146,17 +147,77 @@ def _method(rewriter: type, cls: type) -> _Method | None:
         return found
 
 
-class _Strip(Rewriter):
-    def _visit(self, node: Node) -> Node | Sequence[Node] | None:
-        out = super()._visit(node)
-        if isinstance(out, Node) and getattr(out, "trivia", None) is not None:
-            out = replace(out, trivia=None)  # type: ignore[type-var]
-        return out
+_StripPlan = tuple[Callable[..., Node] | None, tuple[str, ...], tuple[int, ...], int]
+_STRIP_PLANS: dict[type, _StripPlan] = {}
+"""Per node class: its fast constructor (``None`` where it has none), every field name in
+order, the positions of the fields that can hold nodes, and the position of ``trivia``
+(-1 without one)."""
+
+
+def _strip_plan(cls: type) -> _StripPlan:
+    names = tuple(f.name for f in fields(cls))
+    holding = set(node_fields(cls))
+    make: Callable[..., Node] | None
+    try:
+        make = fast_constructor(cls)
+    except TypeError:  # a class the hook does not build: copied with dataclasses.replace
+        make = None
+    trivia = names.index("trivia") if "trivia" in names else -1
+    plan = (make, names, tuple(i for i, n in enumerate(names) if n in holding), trivia)
+    _STRIP_PLANS[cls] = plan
+    return plan
+
+
+def _strip(node: Node) -> Node:
+    """``node`` without trivia, sharing every subtree that has none (``node`` itself if so)."""
+    cls = type(node)
+    make, names, holding, trivia = _STRIP_PLANS.get(cls) or _strip_plan(cls)
+    values: list[Any] | None = None
+    for i in holding:
+        value = getattr(node, names[i])
+        if isinstance(value, Node):
+            new: object = _strip(value)
+        elif isinstance(value, tuple) and value:
+            new = _strip_many(value)
+        else:
+            continue
+        if new is not value:
+            if values is None:
+                values = [getattr(node, n) for n in names]
+            values[i] = new
+    if trivia >= 0 and getattr(node, names[trivia]) is not None:
+        if values is None:
+            values = [getattr(node, n) for n in names]
+        values[trivia] = None
+    if values is None:
+        return node
+    if make is None:
+        return replace(node, **dict(zip(names, values, strict=True)))  # type: ignore[type-var]
+    return make(*values)
+
+
+def _strip_many(value: tuple[object, ...]) -> tuple[object, ...]:
+    items: list[object] | None = None
+    for i, v in enumerate(value):
+        if isinstance(v, Node):
+            new: object = _strip(v)
+        elif isinstance(v, tuple) and v:
+            new = _strip_many(v)
+        else:
+            continue
+        if new is not v:
+            if items is None:
+                items = list(value)
+            items[i] = new
+    return value if items is None else tuple(items)
 
 
 def strip_trivia(node: N) -> N:
-    """Return a copy of the tree with all trivia removed (it then emits canonically)."""
-    return _Strip().rewrite(node)
+    """Return a copy of the tree with all trivia removed (it then emits canonically).
+
+    Subtrees without trivia are shared with ``node``, not copied.
+    """
+    return cast("N", _strip(node))
 
 
 def structurally_equal(a: Node, b: Node) -> bool:
