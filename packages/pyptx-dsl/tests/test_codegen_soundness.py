@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
 from pyptx.codegen import module_to_python, ptx_to_python
+from pyptx.codegen._verify import emitted_equivalent
 from pyptx.codegen.alpha import alpha_equivalent
 from pyptx.codegen.pipeline import SUGAR_PASSES, run_passes
 from pyptx.parser import parse
@@ -132,6 +133,34 @@ def test_fixed_text_coordinates_keep_the_copies_unrolled() -> None:
     code = ptx_to_python(SURFACE_REPEATS, sugar=True)
     assert "for i in range" not in code
     assert code.count("[surf, {%r") == 3
+
+
+NAMED_PREDICATE = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k()
+{
+\t.reg .b32 %r<2>;
+\t{
+\t.reg .pred leader;
+\telect.sync %r1|leader, 0xffffffff;
+\t}
+\tret;
+}
+"""
+
+
+def test_a_traced_tree_unlike_the_parsed_one_is_judged_by_its_text() -> None:
+    """The self-check compares trees first; a tree built differently falls back to text."""
+    module = parse(NAMED_PREDICATE)
+    code = ptx_to_python(NAMED_PREDICATE, sugar=True)
+    traced = run_generated(code).module.module(layout=False)
+    # The DSL reads `leader` in the operand text as a symbol, the parser as a register.
+    assert not alpha_equivalent(module, traced)
+    assert emitted_equivalent(code, module)
+    assert "sugar left out" not in code
+    broken = code.replace("0xffffffff", "0xfffffffe")
+    assert not emitted_equivalent(broken, module)
 
 
 def test_the_transpiler_drops_a_pass_whose_output_does_not_check() -> None:

@@ -1,7 +1,7 @@
 """The transpiler's own proof that sugar kept the program.
 
 Before :func:`pyptx.codegen.transpile` returns sugared Python it runs it (the code is its own
-output: a module of ``ptx.*`` calls), emits the PTX that code traces, and checks with
+output: a module of ``ptx.*`` calls), takes the program that code traces, and checks with
 :func:`~pyptx.codegen.alpha.alpha_equivalent` that it is the input program up to a
 consistent, scope-aware renaming. When the check fails, the passes are applied one at a time
 and a pass is kept only if the output still checks, so a pass whose rewrite cannot be shown
@@ -26,16 +26,22 @@ def emitted_equivalent(code: str, module: Module) -> AlphaResult:
     """Whether running ``code`` emits ``module``'s program (up to a consistent renaming).
 
     ``code`` is generated Python (see :func:`pyptx.codegen.module_to_python`); it is executed
-    as a fresh module and the PTX it emits (in the canonical formatting: trivia is not
-    compared) parsed and compared with ``module``. An exception while
+    as a fresh module and the program it traces compared with ``module``: the traced tree
+    when it corresponds node for node (its PTX text then does too), else the PTX it emits
+    (in the canonical formatting: trivia is not compared), parsed back. An exception while
     running or tracing it is a failed check whose reason names the exception.
     """
     namespace = types.ModuleType("pyptx_codegen_check")
     try:
         exec(compile(code, "<generated>", "exec"), namespace.__dict__)  # our own output
-        # Formatting is trivia, which the comparison ignores: emit without the layout.
+        # Formatting is trivia, which the comparison ignores: trace without the layout.
         traced = namespace.__dict__["module"].module(layout=False)
-        return alpha_equivalent(module, parse(emit(traced), "<generated>"))
+        # The traced tree itself usually matches node for node; then its text does too, as
+        # emitted text parses back to the tree it came from. Where it does not (the DSL
+        # may build a different node for the same text: a symbol for a register named
+        # without %), the text decides.
+        direct = alpha_equivalent(module, traced)
+        return direct if direct else alpha_equivalent(module, parse(emit(traced), "<generated>"))
     except Exception as exc:  # any failure means the sugar is not proven
         return AlphaResult(False, f"the generated code fails: {type(exc).__name__}: {exc}")
 

@@ -2,57 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from pyptx.ir import Function, Instruction, Label, LabelRef, Module, Node
 
-from pyptx.ir import (
-    Function,
-    Immediate,
-    Instruction,
-    Label,
-    LabelRef,
-    Module,
-    Node,
-    Register,
-    Sink,
-    SpecialRegister,
-    StringLiteral,
-    Symbol,
-    child_fields,
-)
+from .._refs import label_names
 
 __all__ = [
     "count_refs",
     "defined_labels",
     "function_label_counts",
     "is_back_edge",
-    "label_refs",
     "shadowed_labels",
 ]
-
-
-def label_refs(node: Node) -> Iterator[str]:
-    """Names of every label referenced below ``node``."""
-    stack: list[object] = [node]
-    while stack:  # a faster walk than Node.children(): field values go on the stack as they are
-        item = stack.pop()
-        if type(item) is str or isinstance(item, _NAME_LEAVES):
-            continue
-        if isinstance(item, LabelRef):
-            yield item.name
-        elif isinstance(item, Node):
-            stack.extend(getattr(item, name) for name in child_fields(type(item)))
-        elif isinstance(item, tuple):
-            stack.extend(item)
-
-
-_NAME_LEAVES = (Register, Immediate, SpecialRegister, Symbol, StringLiteral, Sink)
-"""Nodes without children that are not label references (most operands)."""
 
 
 def count_refs(nodes: list[Node]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for node in nodes:
-        for name in label_refs(node):
+        for name in label_names(node):
             counts[name] = counts.get(name, 0) + 1
     return counts
 

@@ -16,6 +16,7 @@ from pyptx.ir import (
     Register,
 )
 
+from .._refs import collect_references
 from .loops import Loop
 
 __all__ = ["EXPRESSION_TEMPLATES", "ExprGroup", "GroupExpressions"]
@@ -83,14 +84,10 @@ def _register_counts(f: Function) -> tuple[dict[str, int], dict[str, int]]:
     uses: dict[str, int] = {}
     assert f.body is not None
     for st in f.body.walk_statements():
-        nodes: list[Node] = [st]
         first_dest = _groupable(st)
-        while nodes:
-            n = nodes.pop()
-            if isinstance(n, Register):
+        for n in collect_references(st, []):
+            if type(n) is Register:
                 uses[n.name] = uses.get(n.name, 0) + 1
-            else:
-                nodes.extend(n.children())
         if first_dest:
             name = st.operands[0].name  # type: ignore[attr-defined]
             uses[name] -= 1

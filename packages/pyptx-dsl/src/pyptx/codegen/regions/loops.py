@@ -7,11 +7,11 @@ from typing import ClassVar
 
 from pyptx.ir import Block, Function, Label, LabelRef, Module, Node, Rewriter
 
+from .._refs import label_names
 from ._common import (
     defined_labels,
     function_label_counts,
     is_back_edge,
-    label_refs,
     shadowed_labels,
 )
 
@@ -97,7 +97,7 @@ class RaiseLoops:
                 not isinstance(s, Label)
                 or end - i < self.min_body
                 or f"$L__{stem}_0" in taken
-                or sum(1 for st in stmts[i + 1 : end + 1] for n in label_refs(st) if n == s.name)
+                or sum(1 for st in stmts[i + 1 : end + 1] for n in label_names(st) if n == s.name)
                 != counts.get(s.name, 0)  # referenced from outside the loop or debug data
             ):
                 if isinstance(s, Block):

@@ -16,7 +16,8 @@ from pyptx.ir import (
     Register,
 )
 
-from ._common import defined_labels, function_label_counts, is_back_edge, label_refs
+from .._refs import label_names
+from ._common import defined_labels, function_label_counts, is_back_edge
 from .loops import Loop
 
 __all__ = ["CollapseMbarrierWaits", "MbarrierWait", "unwrap_waits", "wait_keywords"]
@@ -167,7 +168,7 @@ class CollapseMbarrierWaits:
             if isinstance(s, Block):
                 # Labels of a nested block are only reachable from inside it (PTX scoping).
                 local: dict[str, int] = {}
-                for name in label_refs(s):
+                for name in label_names(s):
                     local[name] = local.get(name, 0) + 1
                 s = replace(s, statements=self._statements(s.statements, local, index))
             elif isinstance(s, Loop):
