@@ -561,6 +561,29 @@ def test_raw_statements_record_the_python_line_too() -> None:
     line = inspect.getsourcelines(k.fn)[1] + 2
     assert traced.python_lines[:2] == ((__file__, line), (__file__, line))
 
+    @kernel(arch="sm_80")
+    def twice() -> None:
+        ptx.raw("mov.u32 %r9, 1;")
+        ptx.raw("mov.u32 %r9, 1;")  # the same text again: parsed once, its own line
+
+    line = inspect.getsourcelines(twice.fn)[1] + 2
+    assert twice.build().python_lines[:2] == ((__file__, line), (__file__, line + 1))
+
+
+def test_raw_errors_point_at_each_caller() -> None:
+    """A malformed raw text raises at every caller's line, not only the first's."""
+    import inspect
+
+    for _ in range(2):
+
+        @kernel(arch="sm_80")
+        def bad() -> None:
+            ptx.raw("mov.b32 %r1 7;")
+
+        with pytest.raises(PtxDslError) as info:
+            bad.ptx()
+        assert info.value.lineno == inspect.getsourcelines(bad.fn)[1] + 2
+
 
 @pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
 def test_comparing_a_special_register_raises_instead_of_returning_a_bool(op: str) -> None:

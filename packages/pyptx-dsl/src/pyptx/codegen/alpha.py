@@ -31,6 +31,8 @@ from pyptx.ir import (
     CallPrototype,
     Declarator,
     Function,
+    Immediate,
+    Instruction,
     Label,
     LabelRef,
     Module,
@@ -85,6 +87,8 @@ _LOOKUP_ORDER: dict[type, tuple[str, ...]] = {
     Alias: (_SYM,),
 }
 """The namespaces a reference node's name is looked up in, in order."""
+
+_REGISTER_LOOKUP = _LOOKUP_ORDER[Register]
 
 _NAME_FIELDS: dict[type, tuple[str, ...]] = {
     Register: ("name",),
@@ -158,9 +162,19 @@ class _Side:
     def __init__(self) -> None:
         self.scopes: list[dict[_Key, tuple[int, int | None]]] = []
         self.exported: dict[str, list[int]] = {}
+        self.resolved: dict[tuple[str, tuple[str, ...]], _Token | None] = {}
+        """Answers of :meth:`resolve` since the scopes last changed (names repeat a lot)."""
 
     def resolve(self, name: str, namespaces: tuple[str, ...]) -> _Token | None:
         """The binding ``name`` refers to, innermost scope first; ``None`` if unbound."""
+        key = (name, namespaces)
+        try:
+            return self.resolved[key]
+        except KeyError:
+            token = self.resolved[key] = self._lookup(name, namespaces)
+            return token
+
+    def _lookup(self, name: str, namespaces: tuple[str, ...]) -> _Token | None:
         for scope in reversed(self.scopes):
             for ns in namespaces:
                 hit = scope.get((ns, name))
@@ -203,6 +217,8 @@ class _Checker:
         """Open a scope binding ``decls_a`` and ``decls_b`` pairwise."""
         self.a.scopes.append({})
         self.b.scopes.append({})
+        self.a.resolved.clear()
+        self.b.resolved.clear()
         if len(decls_a) != len(decls_b):
             raise self.fail(f"{len(decls_a)} declarations vs {len(decls_b)} in this scope")
         for da, db in zip(decls_a, decls_b, strict=True):
@@ -212,6 +228,8 @@ class _Checker:
         """Close the innermost scope."""
         self.a.scopes.pop()
         self.b.scopes.pop()
+        self.a.resolved.clear()
+        self.b.resolved.clear()
 
     def bind(self, da: _Decl, db: _Decl) -> None:
         """Pair two declarations; a name re-declared in one scope is the same entity."""
@@ -219,6 +237,8 @@ class _Checker:
         if ka[0] != kb[0]:
             raise self.fail(f"{ka[0]} {ka[1]!r} corresponds to {kb[0]} {kb[1]!r}")
         sa, sb = self.a.scopes[-1], self.b.scopes[-1]
+        self.a.resolved.clear()
+        self.b.resolved.clear()
         ha, hb = sa.get(ka), sb.get(kb)
         if ha is None and hb is None:
             self.next_id += 1
@@ -279,7 +299,11 @@ class _Checker:
         rule = _RULES.get(type(x))
         if rule is not None:
             rule(self, x, y)
-            return
+        else:
+            self.fields(x, y)
+
+    def fields(self, x: Node, y: Node) -> None:
+        """Compare two nodes of one type field by field (names by resolution)."""
         named = _NAME_FIELDS.get(type(x), ())
         order = _LOOKUP_ORDER.get(type(x), (_LABEL,))
         for name in child_fields(type(x)):
@@ -346,6 +370,19 @@ class _Checker:
         self.value(pa.qualifiers, pb.qualifiers, "qualifiers")
         self.declarator(pa.declarator, pb.declarator, (_SYM,))
 
+    def instruction(self, x: Instruction, y: Instruction) -> None:
+        """Compare two instructions: bare registers and numbers directly, the rest by node."""
+        if x.opcode != y.opcode or x.modifiers != y.modifiers or len(x.operands) != len(y.operands):
+            self.fields(x, y)  # finds and reports the difference
+            return
+        for ox, oy in zip(x.operands, y.operands, strict=True):
+            kind = type(ox)
+            if kind is Register and type(oy) is Register:
+                self.names(ox.name, oy.name, _REGISTER_LOOKUP)
+            elif kind is not Immediate or ox != oy:
+                self.node(ox, oy)
+        self.value(x.predicate, y.predicate, "predicate")
+
     def call_prototype(self, ca: CallPrototype, cb: CallPrototype) -> None:
         """Compare two ``.callprototype`` directives literally (their names are ``_``)."""
         if ca != cb:
@@ -358,6 +395,7 @@ _RULES: dict[type, Callable[[_Checker, Any, Any], None]] = {
     VariableDecl: _Checker.variable_decl,
     Param: _Checker.param,
     CallPrototype: _Checker.call_prototype,
+    Instruction: _Checker.instruction,
 }
 """Nodes compared by their own rule instead of field by field."""
 

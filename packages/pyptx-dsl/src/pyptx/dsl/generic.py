@@ -64,15 +64,17 @@ class InstBuilder:
     ``ptx.inst.add.s32(d, a, b)`` emits ``add.s32 d, a, b;``. Keyword ``pred=`` guards it.
     """
 
-    __slots__ = ("_parts",)
-
     def __init__(self, parts: tuple[str, ...] = ()) -> None:
         self._parts = parts
 
     def __getattr__(self, attr: str) -> InstBuilder:
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        return InstBuilder((*self._parts, ptx_name(attr)))
+        child = InstBuilder((*self._parts, ptx_name(attr)))
+        # Builders hold nothing but their mnemonic, so each child is made once and kept as
+        # an attribute: the next ``ptx.inst.add.s32`` is two plain attribute lookups.
+        self.__dict__[attr] = child
+        return child
 
     def __call__(self, *operands: Any, pred: Any = None) -> Instruction:
         """Emit ``[@pred] <mnemonic> operands...;`` (one instruction) and return it."""

@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from pyptx.ir import Instruction, Label, StateSpace, VariableDecl, walk
+import functools
+from dataclasses import replace
+
+from pyptx.ir import Instruction, Label, Node, StateSpace, VariableDecl, walk
 from pyptx.parser import PtxSyntaxError, parse
 
 from ._trace import current
 from .errors import PtxDslError, user_location
 
 __all__ = ["raw"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str, arch: str) -> tuple[Node, ...]:
+    """The statements of ``text`` without trivia (cached: transpiled code repeats ``.loc``).
+
+    Raises:
+        PtxDslError: the text is not well-formed PTX statements (never cached).
+    """
+    wrapped = f".version 9.0\n.target {arch}\n.entry __raw__()\n{{\n{text}\n}}\n"
+    try:
+        module = parse(wrapped, "<ptx.raw>")
+    except PtxSyntaxError as e:
+        raise PtxDslError(
+            f"ptx.raw: {e.message} (line {e.line - 4} of the raw text: {e.source_line.strip()!r})"
+        ) from None
+    return tuple(s.without_trivia() for s in module.functions[0].statements)
 
 
 def raw(text: str) -> None:
@@ -24,25 +44,19 @@ def raw(text: str) -> None:
     if not isinstance(text, str):
         raise PtxDslError(f"ptx.raw takes PTX text as str, got {type(text).__name__}")
     trace = current()
-    wrapped = f".version 9.0\n.target {trace.arch}\n.entry __raw__()\n{{\n{text}\n}}\n"
-    try:
-        module = parse(wrapped, "<ptx.raw>")
-    except PtxSyntaxError as e:
-        raise PtxDslError(
-            f"ptx.raw: {e.message} (line {e.line - 4} of the raw text: {e.source_line.strip()!r})"
-        ) from None
-    for decl in walk(module.functions[0]):
+    statements = _parse(text, trace.arch)
+    for decl in (n for s in statements for n in walk(s)):
         if isinstance(decl, VariableDecl) and decl.state_space is StateSpace.REG and decl.type:
             for d in decl.declarators:
                 for name in d.names():
                     trace.reg_types.setdefault(name, decl.type)
     here = user_location()
-    for stmt in module.functions[0].statements:
-        stmt = stmt.without_trivia()
+    for stmt in statements:
         if isinstance(stmt, Label):
             trace.define_label(stmt.name)
             continue
         if isinstance(stmt, Instruction):
+            stmt = replace(stmt)  # its own node: the trace records each call's Python line
             trace.instructions.append(stmt)
             trace.locations[id(stmt)] = here
         trace.append(stmt)
