@@ -21,7 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pyptx.ir import Instruction, Module, Node, VariableDecl, child_fields, node_fields
+from pyptx.ir import (
+    Immediate,
+    Instruction,
+    Module,
+    Node,
+    Register,
+    VariableDecl,
+    child_fields,
+    node_fields,
+)
 
 __all__ = ["SourceLayout", "SourceLayoutError"]
 
@@ -112,6 +121,15 @@ def _record(node: Node, trivia: list[Trivia], nested: list[Node]) -> None:
     layout of a large file is on the transpiler's hot path.
     """
     trivia.append(node.trivia)
+    if type(node) is Instruction:  # most units: operands are mostly bare registers/numbers
+        for op in node.operands:
+            if type(op) in _BARE:
+                trivia.append(op.trivia)  # type: ignore[attr-defined]
+            else:
+                _record_child(op, trivia, nested)
+        if node.predicate is not None:
+            _record(node.predicate, trivia, nested)
+        return
     for name in node_fields(type(node)):
         value = getattr(node, name)
         if type(value) is tuple:
@@ -119,6 +137,10 @@ def _record(node: Node, trivia: list[Trivia], nested: list[Node]) -> None:
                 _record_child(item, trivia, nested)
         elif value is not None:
             _record_child(value, trivia, nested)
+
+
+_BARE: frozenset[type] = frozenset({Register, Immediate})
+"""Operand classes with no nodes below them (recorded by their own trivia alone)."""
 
 
 def _record_child(value: object, trivia: list[Trivia], nested: list[Node]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -55,15 +56,23 @@ class Repeat(Node):
 _NUMBERED = re.compile(r"(.*?\D)(0|[1-9][0-9]*)\Z")
 
 
+@functools.lru_cache(maxsize=8192)
+def _numbered(name: str) -> tuple[str, int] | None:
+    """``%r12`` -> ``("%r", 12)``; ``None`` for a name without a number (cached)."""
+    m = _NUMBERED.match(name)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
 def _shape(node: object, leaves: list[tuple[str, str, int]]) -> object:
     """``node`` with its leaves blanked; the leaves are appended to ``leaves`` in order."""
-    if isinstance(node, Register):
-        m = _NUMBERED.match(node.name)
-        if m:
-            leaves.append(("reg", m.group(1), int(m.group(2))))
-            return ("reg", m.group(1))
+    kind = type(node)
+    if kind is Register:
+        numbered = _numbered(node.name)  # type: ignore[attr-defined]
+        if numbered is not None:
+            leaves.append(("reg", *numbered))
+            return ("reg", numbered[0])
         return node
-    if isinstance(node, Immediate) and EXACT_INT.match(node.text):
+    if kind is Immediate and EXACT_INT.match(node.text):  # type: ignore[attr-defined]
         leaves.append(("imm", "", int(node.text)))
         return ("imm",)
     if isinstance(node, Node):
@@ -129,12 +138,21 @@ class FoldRepeats:
         return replace(module, statements=tuple(out))
 
     def _statements(self, stmts: tuple[Node, ...]) -> tuple[Node, ...]:
-        info = [instruction_leaves(s) if isinstance(s, Instruction) else None for s in stmts]
+        # Shapes are compared very often while runs are searched: each distinct shape is
+        # replaced by a small number, so that comparing two is comparing two ints.
+        shapes: dict[object, int] = {}
+        info: list[tuple[object, list[tuple[str, str, int]]] | None] = []
+        for s in stmts:
+            if isinstance(s, Instruction):
+                shape, leaves = instruction_leaves(s)
+                info.append((shapes.setdefault(shape, len(shapes)), leaves))
+            else:
+                info.append(None)
         out: list[Node] = []
         j = 0
         while j < len(stmts):
             best: tuple[int, int, tuple[tuple[Leaf, ...], ...]] | None = None
-            for p in range(1, self.max_period + 1):
+            for p in range(1, self.max_period + 1) if info[j] is not None else ():
                 found = self._run(info, j, p)
                 if found and (best is None or found[0] * p > best[0] * best[1]):
                     best = (found[0], p, found[1])
@@ -155,6 +173,9 @@ class FoldRepeats:
     ) -> tuple[int, tuple[tuple[Leaf, ...], ...]] | None:
         if j + p * self.min_count > len(info):
             return None
+        head, next_head = info[j], info[j + p]
+        if head is None or next_head is None or head[0] != next_head[0]:
+            return None  # the first statement does not repeat after p: no run
         first = info[j : j + p]
         if any(x is None for x in first):
             return None
