@@ -20,6 +20,7 @@ immediates are compared literally.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -144,8 +145,9 @@ def _param_decls(f: Function) -> list[_Decl]:
     return [((_SYM, p.name), None) for p in (f.returns or ()) + (f.params or ())]
 
 
-def _range_splits(name: str) -> list[tuple[str, int]]:
-    """``%r12`` -> ``[("%r1", 2), ("%r", 12)]``: the (stem, index) readings of a name."""
+@functools.lru_cache(maxsize=16384)
+def _range_splits(name: str) -> tuple[tuple[str, int], ...]:
+    """``%r12`` -> ``(("%r1", 2), ("%r", 12))``: the (stem, index) readings of a name."""
     out: list[tuple[str, int]] = []
     i = len(name) - 1
     while i > 0 and name[i].isdigit():
@@ -153,7 +155,7 @@ def _range_splits(name: str) -> list[tuple[str, int]]:
         if len(digits) == 1 or digits[0] != "0":
             out.append((name[:i], int(digits)))
         i -= 1
-    return out
+    return tuple(out)
 
 
 class _Side:
@@ -302,7 +304,7 @@ class _Checker:
         else:
             self.fields(x, y)
 
-    def fields(self, x: Node, y: Node) -> None:
+    def fields(self, x: object, y: object) -> None:
         """Compare two nodes of one type field by field (names by resolution)."""
         named = _NAME_FIELDS.get(type(x), ())
         order = _LOOKUP_ORDER.get(type(x), (_LABEL,))
@@ -376,10 +378,9 @@ class _Checker:
             self.fields(x, y)  # finds and reports the difference
             return
         for ox, oy in zip(x.operands, y.operands, strict=True):
-            kind = type(ox)
-            if kind is Register and type(oy) is Register:
+            if type(ox) is Register and type(oy) is Register:
                 self.names(ox.name, oy.name, _REGISTER_LOOKUP)
-            elif kind is not Immediate or ox != oy:
+            elif type(ox) is not Immediate or ox != oy:
                 self.node(ox, oy)
         self.value(x.predicate, y.predicate, "predicate")
 

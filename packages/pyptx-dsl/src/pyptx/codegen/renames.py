@@ -164,7 +164,7 @@ class _Index:
             if type(n) is Register:
                 self.names.add(n.name)
                 self.pinned.add(n.name)
-            elif type(n) is Alias:
+            elif isinstance(n, Alias):
                 self.ref(n.alias, fn)
                 self.ref(n.aliasee, fn)
             else:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import sys
 from pathlib import Path
+from types import CodeType, FrameType
 
 __all__ = ["PtxDslError", "user_location"]
 
@@ -36,9 +38,51 @@ def user_location() -> tuple[str, int] | None:
     while frame is not None:
         skip = frame.f_globals.get("__name__") in _PASS_THROUGH
         if not skip and not _is_ours(frame.f_code.co_filename):
-            return frame.f_code.co_filename, frame.f_lineno
+            return frame.f_code.co_filename, _line(frame)
         frame = frame.f_back  # type: ignore[assignment]
     return None
+
+
+def _line(frame: FrameType) -> int:
+    """``frame.f_lineno``, in time logarithmic in the size of the frame's function.
+
+    ``f_lineno`` reads the code's line table from the start up to the current instruction,
+    so asking it once per traced instruction of a long kernel body (a transpiled one has a
+    line per instruction) costs time quadratic in the body's length. The same table, read
+    once per code object, answers by bisection. Under a tracer (a debugger), which may set
+    ``f_lineno`` itself, the frame is asked.
+    """
+    if sys.gettrace() is None:
+        starts, lines = _line_table(frame.f_code)
+        i = bisect.bisect_right(starts, frame.f_lasti) - 1
+        line = lines[i] if i >= 0 else None
+        if line is not None:
+            return line
+    return frame.f_lineno
+
+
+def _line_table(code: CodeType) -> tuple[list[int], list[int | None]]:
+    """The start offset of each bytecode range of ``code`` and its line, in order (cached).
+
+    Cached by identity: code objects hash and compare by content, in time proportional to
+    their size.
+    """
+    found = _LINE_TABLES.get(id(code))
+    if found is not None and found[0] is code:
+        return found[1]
+    starts: list[int] = []
+    lines: list[int | None] = []
+    for start, _end, line in code.co_lines():
+        starts.append(start)
+        lines.append(line)
+    if len(_LINE_TABLES) >= _LINE_TABLES_LIMIT:
+        _LINE_TABLES.clear()
+    _LINE_TABLES[id(code)] = (code, (starts, lines))  # holding the code keeps its id unique
+    return starts, lines
+
+
+_LINE_TABLES: dict[int, tuple[CodeType, tuple[list[int], list[int | None]]]] = {}
+_LINE_TABLES_LIMIT = 256
 
 
 class PtxDslError(Exception):

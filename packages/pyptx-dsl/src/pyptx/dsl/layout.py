@@ -124,7 +124,7 @@ def _record(node: Node, trivia: list[Trivia], nested: list[Node]) -> None:
     if type(node) is Instruction:  # most units: operands are mostly bare registers/numbers
         for op in node.operands:
             if type(op) in _BARE:
-                trivia.append(op.trivia)  # type: ignore[attr-defined]
+                trivia.append(op.trivia)
             else:
                 _record_child(op, trivia, nested)
         if node.predicate is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyptx.ir import (
@@ -83,15 +83,22 @@ class RegRange:
     prefix: str
     count: int
     type: PtxType
+    _made: dict[int, Reg] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Each register handed out, by index (transpiled code indexes the same few often)."""
 
     def __getitem__(self, i: int) -> Reg:
+        if type(i) is int:
+            made = self._made.get(i)
+            if made is not None:
+                return made
         if not isinstance(i, int) or isinstance(i, bool):
             raise PtxDslError(f"{self.prefix}<{self.count}> is indexed by an int, got {i!r}")
         if not 0 <= i < self.count:
             raise PtxDslError(
                 f"register {self.prefix}{i} is outside the declaration {self.prefix}<{self.count}>"
             )
-        return Reg(f"{self.prefix}{i}", self.type)
+        made = self._made[i] = Reg(f"{self.prefix}{i}", self.type)
+        return made
 
     def __len__(self) -> int:
         return self.count

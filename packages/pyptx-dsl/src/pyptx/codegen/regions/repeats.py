@@ -65,14 +65,13 @@ def _numbered(name: str) -> tuple[str, int] | None:
 
 def _shape(node: object, leaves: list[tuple[str, str, int]]) -> object:
     """``node`` with its leaves blanked; the leaves are appended to ``leaves`` in order."""
-    kind = type(node)
-    if kind is Register:
-        numbered = _numbered(node.name)  # type: ignore[attr-defined]
+    if type(node) is Register:
+        numbered = _numbered(node.name)
         if numbered is not None:
             leaves.append(("reg", *numbered))
             return ("reg", numbered[0])
         return node
-    if kind is Immediate and EXACT_INT.match(node.text):  # type: ignore[attr-defined]
+    if type(node) is Immediate and EXACT_INT.match(node.text):
         leaves.append(("imm", "", int(node.text)))
         return ("imm",)
     if isinstance(node, Node):
@@ -144,8 +143,8 @@ class FoldRepeats:
         info: list[tuple[object, list[tuple[str, str, int]]] | None] = []
         for s in stmts:
             if isinstance(s, Instruction):
-                shape, leaves = instruction_leaves(s)
-                info.append((shapes.setdefault(shape, len(shapes)), leaves))
+                shape, its_leaves = instruction_leaves(s)
+                info.append((shapes.setdefault(shape, len(shapes)), its_leaves))
             else:
                 info.append(None)
         out: list[Node] = []
