@@ -8,6 +8,11 @@ The kernel is an Ampere (sm_80) bf16 GEMM mainloop unrolled in Python: per K ste
 ``cp.async`` prefetch of the next A/B tiles, ``ldmatrix.x4`` fragment loads and a 4x8 grid of
 ``mma.sync.m16n8k16`` per warp tile. With the default 512 K steps the PTX has 30k+ lines.
 Prints PTX lines/s and MB/s for trace + emit (best of R).
+
+Then a long function body, as transpiled code has one: a ``PtxModule`` kernel whose Python
+function spells out ``--long-body`` instructions one line each (and a tenth of that), traced
+without the ISA checks; it prints the trace time per instruction at both sizes, which stays
+flat when tracing is linear in the body's length.
 """
 
 from __future__ import annotations
@@ -76,11 +81,49 @@ def make_gemm(k_steps: int):  # type: ignore[no-untyped-def]
     return gemm_mainloop
 
 
+def long_body_kernel(instructions: int):  # type: ignore[no-untyped-def]
+    """A ``PtxModule`` whose kernel body is ``instructions`` lines of ``ptx.inst`` calls."""
+    from pyptx import PtxModule
+
+    lines = [
+        f"    ptx.inst.add.s32(r[{i % 50 + 1}], r[{i % 40 + 2}], r[{i % 30 + 3}])"
+        for i in range(instructions)
+    ]
+    source = "\n".join(
+        [
+            "def body():",
+            '    r = ptx.declare(".reg .b32 %r<100>;")',
+            *lines,
+            "    ptx.inst.ret()",
+        ]
+    )
+    namespace: dict[str, object] = {"ptx": ptx}
+    exec(compile(source, "<long body>", "exec"), namespace)
+    module = PtxModule(check=False)
+    module.version(8, 0)
+    module.target("sm_90a")
+    module.address_size(64)
+    module.entry(".visible .entry k()")(namespace["body"])
+    return module
+
+
+def long_body_us(instructions: int, repeat: int) -> float:
+    """Best trace time per instruction (microseconds) of :func:`long_body_kernel`."""
+    module = long_body_kernel(instructions)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        module.module(layout=False)
+        best = min(best, time.perf_counter() - t0)
+    return best / instructions * 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k-steps", type=int, default=512)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--long-body", type=int, default=20000)
     args = ap.parse_args(argv)
     k = make_gemm(args.k_steps)
     best = float("inf")
@@ -97,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(text) / 1e6:.2f} MB in {best * 1e3:.0f} ms -> {lines / best:,.0f} lines/s, "
         f"{len(text) / 1e6 / best:.2f} MB/s (trace + emit)"
     )
+    for n in (args.long_body // 10, args.long_body):
+        print(
+            f"one function body of {n} instructions: {long_body_us(n, args.repeat):.1f} us "
+            "per instruction (trace)"
+        )
     return 0
 
 
