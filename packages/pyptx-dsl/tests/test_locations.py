@@ -44,3 +44,22 @@ def test_under_a_tracer_the_frame_is_asked() -> None:
         sys.settrace(None)
     assert calls  # the tracer was active
     assert all(loc == ("<long>", line) for loc, line in seen)
+
+
+def test_the_line_cache_does_not_keep_code_alive() -> None:
+    import gc
+    import weakref
+
+    from pyptx.dsl import errors
+
+    namespace: dict[str, object] = {}
+    exec(compile("def f(here):\n    return here()\n", "<short>", "exec"), namespace)
+    f = namespace.pop("f")
+    assert f(user_location) == ("<short>", 2)  # type: ignore[operator]
+    code = weakref.ref(f.__code__)  # type: ignore[attr-defined]
+    assert id(code()) in errors._LINE_TABLES
+    key = id(code())
+    del f
+    gc.collect()
+    assert code() is None
+    assert key not in errors._LINE_TABLES

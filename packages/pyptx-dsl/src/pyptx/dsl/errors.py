@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 import sys
+import weakref
 from pathlib import Path
 from types import CodeType, FrameType
 
@@ -64,25 +65,23 @@ def _line(frame: FrameType) -> int:
 def _line_table(code: CodeType) -> tuple[list[int], list[int | None]]:
     """The start offset of each bytecode range of ``code`` and its line, in order (cached).
 
-    Cached by identity: code objects hash and compare by content, in time proportional to
-    their size.
+    Cached by identity (code objects hash and compare by content, in time proportional to
+    their size) for as long as the code object lives: the cache holds it weakly.
     """
-    found = _LINE_TABLES.get(id(code))
-    if found is not None and found[0] is code:
+    key = id(code)
+    found = _LINE_TABLES.get(key)
+    if found is not None and found[0]() is code:
         return found[1]
     starts: list[int] = []
     lines: list[int | None] = []
     for start, _end, line in code.co_lines():
         starts.append(start)
         lines.append(line)
-    if len(_LINE_TABLES) >= _LINE_TABLES_LIMIT:
-        _LINE_TABLES.clear()
-    _LINE_TABLES[id(code)] = (code, (starts, lines))  # holding the code keeps its id unique
+    _LINE_TABLES[key] = (weakref.ref(code, lambda _: _LINE_TABLES.pop(key, None)), (starts, lines))
     return starts, lines
 
 
-_LINE_TABLES: dict[int, tuple[CodeType, tuple[list[int], list[int | None]]]] = {}
-_LINE_TABLES_LIMIT = 256
+_LINE_TABLES: dict[int, tuple[weakref.ref[CodeType], tuple[list[int], list[int | None]]]] = {}
 
 
 class PtxDslError(Exception):
