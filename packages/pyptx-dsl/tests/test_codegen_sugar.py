@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,20 @@ def test_unrolled_copies_fold_into_for_loops(assemble) -> None:  # type: ignore[
     out = run_generated(code).module.ptx()
     assert out == UNROLLED  # folding changes the Python only: the PTX is the same, byte for byte
     assemble(out)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"min_count": 1}, "min_count must be an int >= 2, got 1"),
+        ({"max_period": 0}, "max_period must be an int >= 1, got 0"),
+        ({"min_count": 2.5}, "min_count must be an int >= 2, got 2.5"),
+    ],
+)
+def test_fold_repeats_options_out_of_range_are_refused(options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        FoldRepeats(**options)
+    assert FoldRepeats(min_count=2, max_period=1)(parse(UNROLLED)) is not None
 
 
 def test_a_varying_leaf_that_cannot_be_spelled_keeps_the_copies_unrolled() -> None:

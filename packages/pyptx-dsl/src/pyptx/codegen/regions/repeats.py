@@ -119,13 +119,24 @@ class FoldRepeats:
     copies stay unrolled), so each iteration reproduces its statements exactly.
 
     Attributes:
-        min_count: the fewest copies folded.
-        max_period: the longest block considered.
+        min_count: the fewest copies folded (at least 2).
+        max_period: the longest block considered (at least 1).
+
+    Raises:
+        ValueError: ``min_count`` or ``max_period`` is out of range.
     """
 
     name: ClassVar[str] = "fold-repeats"
     min_count: int = 3
     max_period: int = 8
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.min_count, int) or self.min_count < 2:
+            raise ValueError(f"FoldRepeats: min_count must be an int >= 2, got {self.min_count!r}")
+        if not isinstance(self.max_period, int) or self.max_period < 1:
+            raise ValueError(
+                f"FoldRepeats: max_period must be an int >= 1, got {self.max_period!r}"
+            )
 
     def __call__(self, module: Module) -> Module:
         """Return ``module`` with qualifying runs replaced by :class:`Repeat` nodes."""
