@@ -653,3 +653,14 @@ def test_a_shared_memory_symbol_is_an_operand() -> None:
     text = k.ptx()
     (name,) = [ln.split()[-1].split("[")[0] for ln in text.splitlines() if ".shared" in ln]
     assert f"mov.u32 %r0, {name};" in body(text)
+
+
+def test_a_register_operand_follows_the_registers_name() -> None:
+    from pyptx.ir import Register
+    from pyptx.reg import Reg
+
+    r = Reg("%r1", u32)
+    node = r.ptx_operand()
+    assert node == Register("%r1") and r.ptx_operand() is node  # made once
+    r.name = "%r2"
+    assert r.ptx_operand() == Register("%r2")

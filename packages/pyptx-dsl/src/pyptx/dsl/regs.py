@@ -124,18 +124,22 @@ class Reg:
             declaration uses a same-width storage type (``.b32`` for ``u32``).
     """
 
-    __slots__ = ("name", "type")
+    __slots__ = ("_node", "name", "type")
 
     def __init__(self, name: str, ty: PtxType) -> None:
         self.name = name
         self.type = ty
+        self._node: Register | None = None
 
     def __repr__(self) -> str:
         return f"Reg({self.name}: {self.type.ptx})"
 
     def ptx_operand(self) -> Register:
-        """The IR operand this register stands for."""
-        return Register(self.name)
+        """The IR operand this register stands for (one node, made on first use)."""
+        node = self._node
+        if node is None or node.name is not self.name:
+            node = self._node = Register(self.name)
+        return node
 
     def __bool__(self) -> bool:
         raise PtxDslError(
