@@ -119,6 +119,14 @@ _MODULES = [
     ".section .debug_info\n{\n.bogus 1\n}\n",
     # a section's line seen again in a later section
     ".section .debug_abbrev\n{\n.b8 1\n.b8 1\n}\n.section .debug_info\n{\n.b8 1\n.b32 $L1\n}\n",
+    # several directives to a line, as the transpiler packs section data, and look-alikes
+    ".section .debug_loc\n{\n.b64 $L1 .b64 $L2 .b8 6 .b8 0\n.b8 6 .b8 0 .b8 1\n.b8 6 .b8 0\n}\n",
+    ".section .debug_loc\n{\n.b8 1, 2 .b8 3\t.b8 4  \t.b16 5 // c\n.b32 $L1+4 .b8 1\n}\n",
+    ".section .debug_loc\n{\n.b8 1 .b8 1 .b8 1\n.b8 1 .b8 1\n.b8 1\n}\n",
+    ".section .debug_loc\n{\n.b8 1 $L1: .b8 2\n.b8 1 .bogus 2\n}\n",
+    ".section .debug_loc\n{\n.b8 1 .b8\n}\n",
+    ".section .debug_loc\n{\n.b8 1 .b8 2 .\n}\n",
+    ".section .debug_loc\n{\n.f32 1.5 .b8 2\n.b8 1 2 .b8 3\n.b8 (1) .b8 2\n}\n",
 ]
 
 
@@ -141,3 +149,34 @@ def test_fast_paths_agree_in_bodies(body: str) -> None:
 @pytest.mark.parametrize("text", _MODULES)
 def test_fast_paths_agree_at_module_scope(text: str) -> None:
     _agree(_HEAD + text)
+
+
+_SECTION_FILES = [p for p in corpus_files() if ".section" in read(p)]
+
+
+def _packed(text: str, per_line: int) -> str:
+    """``text`` with the data lines of its sections joined ``per_line`` to a line."""
+    out: list[str] = []
+    run: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith(".b") and not line.rstrip().endswith(":"):
+            run.append(line)
+            if len(run) < per_line:
+                continue
+        if run:
+            out.append(" ".join(run))
+            run = []
+        if not line.startswith(".b"):
+            out.append(line)
+    if run:
+        out.append(" ".join(run))
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("path", _SECTION_FILES, ids=corpus_id)
+def test_fast_paths_agree_on_packed_section_data(path) -> None:  # type: ignore[no-untyped-def]
+    from pyptx.emitter import emit
+
+    text = _packed(emit(parse_module(read(path), str(path)), canonical=True), 7)
+    assert " .b8 " in text or " .b64 " in text or " .b32 " in text  # packing happened
+    _agree(text)

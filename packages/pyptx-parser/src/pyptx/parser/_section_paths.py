@@ -2,8 +2,8 @@
 
 :class:`SectionPaths` recognises the data lines of a section with simple values, as
 :func:`~._directives.section_data` would build them: whole lines in nvcc's layout
-(:meth:`SectionPaths.whole_line`) and other one-line data directives
-(:meth:`SectionPaths.step`).
+(:meth:`SectionPaths.whole_line`), other one-line data directives, and the directives that
+canonical emission packs several to a line (:meth:`SectionPaths.step`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pyptx.ir import Immediate, Node, PtxType, SectionData, Symbol
 
 from ._build import new_section_data
 from ._cursor import Cursor
-from ._lexer import FAST_SECTION_DATA
+from ._lexer import FAST_SECTION_DATA, PACKED_SECTION_DATA
 from ._pieces import Pieces
 
 _SECTION_TYPES = {t.value: t for t in PtxType}
@@ -49,7 +49,7 @@ class SectionPaths:
         """
         k = line.find(" ")
         ty = _SECTION_HEADS.get(line[:k]) if k > 0 else None
-        if ty is None:
+        if ty is None or " ." in line:  # not a line of one directive (see step)
             return None
         values = []
         gaps = ["\n"]
@@ -70,6 +70,9 @@ class SectionPaths:
         m = FAST_SECTION_DATA.match(self.cur.text, pos)
         if m is None:
             return None
+        values = m.group(3)
+        if " ." in values or "\t." in values:  # more directives follow on this line
+            return self._packed(pos)
         end = m.end()
         if end != stop:
             item = self.statements.get(m.group())
@@ -80,8 +83,27 @@ class SectionPaths:
             return None
         return data, end, True
 
+    def _packed(self, pos: int) -> tuple[Node, int, bool] | None:
+        """The first of the data directives that share the line at ``pos``, or ``None``."""
+        m = PACKED_SECTION_DATA.match(self.cur.text, pos)
+        if m is None:
+            return None
+        end = m.end()
+        item = self.statements.get(m.group())
+        if item is not None:
+            return item, end, False
+        data = self._section_data(m.groups())
+        if data is None:
+            return None
+        return data, end, True
+
     def _section_data(self, groups: tuple[Any, ...]) -> SectionData | None:
-        """Build a one-line data directive of simple values, or return ``None``."""
+        """Build a data directive of simple values, or return ``None``.
+
+        ``groups``: the lead, the type word, the values, and what follows the last value up
+        to the directive's end (a comment, or the spaces before the next directive) or
+        ``None``.
+        """
         lead, name, segment, comment = groups
         ty = _SECTION_TYPES.get(name)
         if ty is None:
