@@ -109,12 +109,14 @@ class _Index:
                 self.module_decls.setdefault(d.name, []).append(s)
             self.declaration(s, None)
         elif isinstance(s, Section):
+            data: list[Node] = []  # scanned together: DWARF sections hold thousands
             for item in s.items:
                 if isinstance(item, Label):
                     self.module_decls.setdefault(item.name, []).append(s)
                     self.names.add(item.name)
                 else:
-                    self.scan(item, None)
+                    data.append(item)
+            self.scan(tuple(data), None)
         else:
             self.scan(s, None)
 
@@ -158,8 +160,8 @@ class _Index:
         self.names.add(name)
         self.inner_decls.setdefault(name, []).append(where)
 
-    def scan(self, node: Node, fn: str | None) -> None:
-        """Record every name referenced below ``node``, as seen from ``fn``."""
+    def scan(self, node: Node | tuple[Node, ...], fn: str | None) -> None:
+        """Record every name referenced below ``node`` (or these nodes), as seen from ``fn``."""
         for n in collect_references(node, []):
             if type(n) is Register:
                 self.names.add(n.name)
