@@ -186,7 +186,7 @@ FAST_SECTION_DATA = _re(
     r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"
     r"\.([a-z0-9]+)([ \t][^\n/;{}()\"|!@\\]*)(//[^\n\0]*)?(?=[\n\0])"
 )
-# A data directive that another one follows on the same line, as canonical emission packs
+# A data directive that another one follows on the same line, as the transpiler packs
 # section data (``.b8 1 .b8 2``). Groups: lead, type, values (no dot), the gap before the next.
 PACKED_SECTION_DATA = _re(
     r"((?:[ \t\r\n]|//[^\n\0]*(?=[\n\0]))*)"

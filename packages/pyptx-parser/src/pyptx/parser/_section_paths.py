@@ -3,7 +3,7 @@
 :class:`SectionPaths` recognises the data lines of a section with simple values, as
 :func:`~._directives.section_data` would build them: whole lines in nvcc's layout
 (:meth:`SectionPaths.whole_line`), other one-line data directives, and the directives that
-canonical emission packs several to a line (:meth:`SectionPaths.step`).
+the transpiler's generated code packs several to a line (:meth:`SectionPaths.step`).
 """
 
 from __future__ import annotations
