@@ -8,6 +8,7 @@ the transpiler's generated code packs several to a line (:meth:`SectionPaths.ste
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pyptx.ir import Immediate, Node, PtxType, SectionData, Symbol
@@ -72,26 +73,22 @@ class SectionPaths:
             return None
         values = m.group(3)
         if " ." in values or "\t." in values:  # more directives follow on this line
-            return self._packed(pos)
+            m = PACKED_SECTION_DATA.match(self.cur.text, pos)  # the first of them
+            if m is None:
+                return None
+        return self._from_match(m, m.end() != stop)
+
+    def _from_match(self, m: re.Match[str], look_up: bool) -> tuple[Node, int, bool] | None:
+        """The node of a matched directive, remembered or new.
+
+        The node remembered for the directive's text is looked up only when ``look_up``;
+        a new node may be shared (the third item of the result).
+        """
         end = m.end()
-        if end != stop:
+        if look_up:
             item = self.statements.get(m.group())
             if item is not None:
                 return item, end, False
-        data = self._section_data(m.groups())
-        if data is None:
-            return None
-        return data, end, True
-
-    def _packed(self, pos: int) -> tuple[Node, int, bool] | None:
-        """The first of the data directives that share the line at ``pos``, or ``None``."""
-        m = PACKED_SECTION_DATA.match(self.cur.text, pos)
-        if m is None:
-            return None
-        end = m.end()
-        item = self.statements.get(m.group())
-        if item is not None:
-            return item, end, False
         data = self._section_data(m.groups())
         if data is None:
             return None
