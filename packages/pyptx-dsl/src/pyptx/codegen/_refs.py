@@ -23,15 +23,18 @@ from pyptx.ir import (
     node_fields,
 )
 
-__all__ = ["REFERENCE_TYPES", "collect_references", "label_names"]
+__all__ = ["NAMELESS", "REFERENCE_TYPES", "collect_references", "label_names"]
 
 Reference = Symbol | LabelRef | Register | Alias
 
 REFERENCE_TYPES: frozenset[type] = frozenset({Symbol, LabelRef, Register, Alias})
 """Nodes that spell a name as a reference (the IR has no subclasses of them)."""
 
-_NAMELESS: frozenset[type] = frozenset({Immediate, SpecialRegister, StringLiteral, Sink, str})
-"""Leaves that spell no name (``str``: opcodes, modifiers, names held as plain fields)."""
+NAMELESS: frozenset[type] = frozenset({Immediate, SpecialRegister, StringLiteral, Sink})
+"""Operand leaves that spell no name."""
+
+_SKIPPED: frozenset[type] = NAMELESS | {str}
+"""What the walk passes over (``str``: opcodes, modifiers, names held as plain fields)."""
 
 
 def collect_references(node: object, out: list[Reference]) -> list[Reference]:
@@ -47,14 +50,14 @@ def collect_references(node: object, out: list[Reference]) -> list[Reference]:
         t = type(item)
         if t in REFERENCE_TYPES:
             add(item)  # type: ignore[arg-type]
-        elif t in _NAMELESS:
+        elif t in _SKIPPED:
             continue
         elif t is Instruction:
             for op in item.operands:  # type: ignore[attr-defined]
                 kind = type(op)
                 if kind in REFERENCE_TYPES:
                     add(op)
-                elif kind not in _NAMELESS:
+                elif kind not in _SKIPPED:
                     push(op)
             if item.predicate is not None:  # type: ignore[attr-defined]
                 push(item.predicate)  # type: ignore[attr-defined]

@@ -21,8 +21,8 @@ avoid PTX opcodes and Python keywords.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from pyptx.ir import (
@@ -33,7 +33,6 @@ from pyptx.ir import (
     Declarator,
     Function,
     FunctionKind,
-    Immediate,
     Instruction,
     Label,
     LabelRef,
@@ -43,19 +42,15 @@ from pyptx.ir import (
     PtrQualifier,
     PtxType,
     Register,
+    Rewriter,
     Section,
-    Sink,
-    SpecialRegister,
     StateSpace,
-    StringLiteral,
     Symbol,
     VariableDecl,
-    fast_constructor,
-    node_fields,
 )
 from pyptx.ir.isa import SPECS
 
-from ._refs import collect_references
+from ._refs import NAMELESS, collect_references
 from .demangle import readable_name, sanitize_identifier
 
 __all__ = ["DemangleNames", "NameParams", "ShortenLabels"]
@@ -253,84 +248,40 @@ class _Names:
         return name
 
 
-_RENAMED_FIELDS: dict[type, tuple[str, ...]] = {
-    Symbol: ("name",),
-    LabelRef: ("name",),
-    Label: ("name",),
-    Declarator: ("name",),
-    Function: ("name",),
-    Alias: ("alias", "aliasee"),
-}
-"""The fields that spell a declared or referenced name, per node class."""
-
-_NEVER_RENAMED: frozenset[type] = frozenset(
-    {Register, Immediate, SpecialRegister, StringLiteral, Sink}
-)
+_NEVER_RENAMED: frozenset[type] = NAMELESS | {Register}
 """Leaves a plan never touches (register names are pinned: see :class:`_Index`)."""
 
-_Plan = tuple[Callable[..., Node], tuple[str, ...], tuple[int, ...], tuple[int, ...]]
-_PLANS: dict[type, _Plan] = {}
-"""Per node class: its fast constructor, its field names, the positions of the fields that
-can hold nodes and of the fields that spell a name."""
 
+class _Rename(Rewriter):
+    """Renames every declaration and reference whose name is a key of ``plan``.
 
-def _plan_of(cls: type) -> _Plan:
-    plan = _PLANS.get(cls)
-    if plan is None:
-        names = tuple(f.name for f in fields(cls))
-        holding = set(node_fields(cls))
-        spelled = _RENAMED_FIELDS.get(cls, ())
-        plan = _PLANS[cls] = (
-            fast_constructor(cls),
-            names,
-            tuple(i for i, n in enumerate(names) if n in holding),
-            tuple(i for i, n in enumerate(names) if n in spelled),
-        )
-    return plan
-
-
-def _renamed(node: Node, plan: dict[str, str]) -> Node:
-    """``node`` with every declaration and reference named in ``plan`` renamed.
-
-    Subtrees that spell no planned name are shared with ``node``, trivia included.
+    Subtrees that spell no planned name are shared with the input, trivia included.
     """
-    cls = type(node)
-    if cls in _NEVER_RENAMED:
-        return node
-    make, names, holding, spelled = _plan_of(cls)
-    values: list[object] | None = None
-    for i in spelled:
-        new = plan.get(getattr(node, names[i]))
-        if new is not None:
-            values = values or [getattr(node, n) for n in names]
-            values[i] = new
-    for i in holding:
-        value = getattr(node, names[i])
-        if isinstance(value, Node):
-            changed: object = _renamed(value, plan)
-        elif isinstance(value, tuple) and value:
-            changed = _renamed_many(value, plan)
-        else:
-            continue
-        if changed is not value:
-            values = values or [getattr(node, n) for n in names]
-            values[i] = changed
-    return node if values is None else make(*values)
 
+    def __init__(self, plan: dict[str, str]) -> None:
+        self.plan = plan
 
-def _renamed_many(items: tuple[object, ...], plan: dict[str, str]) -> tuple[object, ...]:
-    out: list[object] | None = None
-    for i, v in enumerate(items):
-        if isinstance(v, Node):
-            new: object = _renamed(v, plan)
-        elif isinstance(v, tuple) and v:
-            new = _renamed_many(v, plan)
-        else:
-            continue
-        if new is not v:
-            out = out or list(items)
-            out[i] = new
-    return items if out is None else tuple(out)
+    def _visit(self, node: Node) -> Node | Sequence[Node] | None:
+        if type(node) in _NEVER_RENAMED:  # most operands: nothing below them to rename
+            return node
+        return super()._visit(node)
+
+    def _named(self, node: Symbol | LabelRef | Label | Declarator | Function) -> Node:
+        new = self.plan.get(node.name)
+        return node if new is None else replace(node, name=new)
+
+    rewrite_Symbol = _named
+    rewrite_LabelRef = _named
+    rewrite_Label = _named
+    rewrite_Declarator = _named
+    rewrite_Function = _named
+
+    def rewrite_Alias(self, node: Alias) -> Node:
+        alias = self.plan.get(node.alias, node.alias)
+        aliasee = self.plan.get(node.aliasee, node.aliasee)
+        if (alias, aliasee) == (node.alias, node.aliasee):
+            return node
+        return replace(node, alias=alias, aliasee=aliasee)
 
 
 def _apply(module: Module, plan: dict[str, str], index: _Index) -> Module:
@@ -344,8 +295,9 @@ def _apply(module: Module, plan: dict[str, str], index: _Index) -> Module:
             functions.add(decl.name if isinstance(decl, Function) else None)
     if not plan:
         return module
+    rename = _Rename(plan)
     statements = tuple(
-        _renamed(s, plan) if (s.name if isinstance(s, Function) else None) in functions else s
+        rename.rewrite(s) if (s.name if isinstance(s, Function) else None) in functions else s
         for s in module.statements
     )
     return replace(module, statements=statements)

@@ -12,7 +12,7 @@ from dataclasses import fields, replace
 from typing import Any, TypeVar, cast
 
 from ._fast import fast_constructor
-from .node import Node, child_fields, node_fields
+from .node import Node, node_fields
 
 __all__ = ["Rewriter", "Visitor", "strip_trivia", "structurally_equal", "walk"]
 
@@ -86,20 +86,22 @@ class Rewriter:
 
     def _visit(self, node: Node) -> Node | Sequence[Node] | None:
         cls = type(node)
-        changes: dict[str, object] | None = None
-        for name in child_fields(cls):
-            value = getattr(node, name)
+        make, names, holding, _ = _PLANS.get(cls) or _plan_of(cls)
+        values: list[Any] | None = None
+        for i in holding:
+            value = getattr(node, names[i])
             if isinstance(value, Node):
-                new: object = self._one(value, node, name)
+                new: object = self._one(value, node, names[i])
             elif isinstance(value, tuple) and value:
                 new = self._many(value)
             else:
-                continue  # a name, a number, an enum, None: nothing to rewrite
+                continue  # None: nothing to rewrite
             if new is not value:
-                changes = changes if changes is not None else {}
-                changes[name] = new
-        if changes:
-            node = replace(node, **changes)  # type: ignore[type-var]
+                if values is None:
+                    values = [getattr(node, n) for n in names]
+                values[i] = new
+        if values is not None:
+            node = _rebuilt(node, make, names, values)
         method = _method(type(self), cls)
         return method(self, node) if method is not None else node
 
@@ -147,14 +149,14 @@ def _method(rewriter: type, cls: type) -> _Method | None:
         return found
 
 
-_StripPlan = tuple[Callable[..., Node] | None, tuple[str, ...], tuple[int, ...], int]
-_STRIP_PLANS: dict[type, _StripPlan] = {}
-"""Per node class: its fast constructor (``None`` where it has none), every field name in
-order, the positions of the fields that can hold nodes, and the position of ``trivia``
-(-1 without one)."""
+_Plan = tuple[Callable[..., Node] | None, tuple[str, ...], tuple[int, ...], int]
+_PLANS: dict[type, _Plan] = {}
+"""How to take apart and rebuild each node class: its fast constructor (``None`` where it has
+none), every field name in order, the positions of the fields that can hold nodes (see
+:func:`~pyptx.ir.node_fields`), and the position of ``trivia`` (-1 without one)."""
 
 
-def _strip_plan(cls: type) -> _StripPlan:
+def _plan_of(cls: type) -> _Plan:
     names = tuple(f.name for f in fields(cls))
     holding = set(node_fields(cls))
     make: Callable[..., Node] | None
@@ -164,14 +166,23 @@ def _strip_plan(cls: type) -> _StripPlan:
         make = None
     trivia = names.index("trivia") if "trivia" in names else -1
     plan = (make, names, tuple(i for i, n in enumerate(names) if n in holding), trivia)
-    _STRIP_PLANS[cls] = plan
+    _PLANS[cls] = plan
     return plan
+
+
+def _rebuilt(
+    node: Node, make: Callable[..., Node] | None, names: tuple[str, ...], values: list[Any]
+) -> Node:
+    """A node of ``node``'s class with field values ``values`` (all fields, in order)."""
+    if make is None:
+        return replace(node, **dict(zip(names, values, strict=True)))  # type: ignore[type-var]
+    return make(*values)
 
 
 def _strip(node: Node) -> Node:
     """``node`` without trivia, sharing every subtree that has none (``node`` itself if so)."""
     cls = type(node)
-    make, names, holding, trivia = _STRIP_PLANS.get(cls) or _strip_plan(cls)
+    make, names, holding, trivia = _PLANS.get(cls) or _plan_of(cls)
     values: list[Any] | None = None
     for i in holding:
         value = getattr(node, names[i])
@@ -189,11 +200,7 @@ def _strip(node: Node) -> Node:
         if values is None:
             values = [getattr(node, n) for n in names]
         values[trivia] = None
-    if values is None:
-        return node
-    if make is None:
-        return replace(node, **dict(zip(names, values, strict=True)))  # type: ignore[type-var]
-    return make(*values)
+    return node if values is None else _rebuilt(node, make, names, values)
 
 
 def _strip_many(value: tuple[object, ...]) -> tuple[object, ...]:
