@@ -50,7 +50,6 @@ import argparse
 import datetime
 import json
 import math
-import os
 import platform
 import signal
 import statistics
@@ -67,8 +66,8 @@ for src in sorted((REPO / "packages").glob("*/src"), reverse=True):
     sys.path.insert(0, str(src))
 sys.path.insert(0, str(REPO / "benchmarks"))
 from launch_overhead import _version  # noqa: E402
-from launch_overhead import git_commit as git_head  # noqa: E402
 from launch_overhead import no_gpu_reason as no_launch_reason  # noqa: E402
+from parse_throughput import git_commit  # noqa: E402
 
 ROWS_TARGET = 0.92  # memory-bound kernels: this fraction of the copy bandwidth
 FA_TARGET_TFLOPS = 600.0  # flash attention forward, head dim 128
@@ -643,12 +642,6 @@ def target_lines(goals: list[dict[str, Any]]) -> str:
         limit = "-" if g["limit"] is None else f"{g['limit']:,.1f}"
         out.append(f"- {g['target']}: {measured} vs {limit} {g['unit']}: {verdict}")
     return "\n".join(out)
-
-
-def git_commit() -> str:
-    """``git rev-parse HEAD``, else ``$PYPTX_COMMIT``, else ``unknown`` (a copy without .git)."""
-    commit = git_head()
-    return commit if commit != "unknown" else os.environ.get("PYPTX_COMMIT", "") or "unknown"
 
 
 def nvidia_smi_driver() -> str | None:

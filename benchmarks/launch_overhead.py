@@ -46,7 +46,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -57,6 +56,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 for src in sorted((REPO / "packages").glob("*/src"), reverse=True):
     sys.path.insert(0, str(src))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from parse_throughput import git_commit  # noqa: E402
 
 EMPTY_N = 256  # elements of the input the kernel never reads
 BLOCK = 32
@@ -391,17 +392,6 @@ def machine_info(arch: str) -> dict[str, Any]:
         # cuda-python before 12.8 shipped the bindings in the cuda-python distribution itself
         "cuda_bindings": _version("cuda-bindings") or _version("cuda-python"),
     }
-
-
-def git_commit() -> str:
-    """``git rev-parse HEAD`` of the repository, or ``unknown`` (no git, no .git)."""
-    try:
-        result = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return result.stdout.strip() or "unknown"
 
 
 def targets(rows: list[Row]) -> list[dict[str, Any]]:

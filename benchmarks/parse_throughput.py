@@ -58,7 +58,6 @@ def _report(label: str, texts: list[str], repeat: int) -> None:
 def machine_info(argv: list[str]) -> dict[str, str]:
     """The CPU (model, cores, Python), date, commit and command, for docs/performance.md."""
     import datetime
-    import subprocess
 
     cpu = platform.processor() or platform.machine()
     try:
@@ -66,18 +65,31 @@ def machine_info(argv: list[str]) -> dict[str, str]:
             cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
-        ).stdout.strip()
-    except OSError:
-        commit = ""
     return {
         "machine": f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": datetime.date.today().isoformat(),
-        "commit": commit or "unknown",
+        "commit": git_commit(short=True),
         "command": "python " + " ".join(argv),
     }
+
+
+def git_commit(*, short: bool = False) -> str:
+    """The checkout's commit: ``git rev-parse HEAD``, else ``$PYPTX_COMMIT`` (a copy of the
+    repository without .git, as on the GPU machine), else ``unknown``."""
+    import subprocess
+
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", *(["--short"] if short else []), "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=30,
+        )
+        commit = result.stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit = ""
+    return commit or os.environ.get("PYPTX_COMMIT", "") or "unknown"
 
 
 def machine_header(argv: list[str]) -> str:
