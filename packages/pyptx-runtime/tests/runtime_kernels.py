@@ -141,37 +141,36 @@ def first_column(x, y, *, SCALE=1):  # type: ignore[no-untyped-def]
     ptx.st(ptx.addr(y.ptr() + row), v * float(SCALE), space="global")
 
 
-@kernel(
-    in_specs=(Tile(4, 3, f32, layout=Layout.COL),),
-    out_specs=(Tile(4, 3, f32, layout=Layout.COL),),
-    block=(12, 1, 1),
-    arch="sm_80",
-)
-def copy_column_major(x, y):  # type: ignore[no-untyped-def]
-    """y = x for a 4x3 column-major tile: element (i, j) sits at i + 4 * j."""
-    tid = reg.from_(ptx.special.tid.x(), u32)
-    off = reg.scalar(u64)
-    ptx.mul(off, tid, 4, mode="wide")
-    v = reg.scalar(f32)
-    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
-    ptx.st(ptx.addr(y.ptr() + off), v, space="global")
+def _column_copy(name: str, threads: int, zero_outputs: bool) -> object:
+    """Kernel ``name``: y = x for the first ``threads`` elements of a 4x3 column-major tile
+    (element (i, j) sits at i + 4 * j); with fewer than 12 threads the rest of y is never
+    written."""
+
+    def copy(x, y):  # type: ignore[no-untyped-def]
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        off = reg.scalar(u64)
+        ptx.mul(off, tid, 4, mode="wide")
+        v = reg.scalar(f32)
+        ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
+        ptx.st(ptx.addr(y.ptr() + off), v, space="global")
+
+    copy.__name__ = copy.__qualname__ = name  # the kernel's PTX name
+    return kernel(
+        in_specs=(Tile(4, 3, f32, layout=Layout.COL),),
+        out_specs=(Tile(4, 3, f32, layout=Layout.COL),),
+        block=(threads, 1, 1),
+        arch="sm_80",
+        zero_outputs=zero_outputs,
+    )(copy)
 
 
-@kernel(
-    in_specs=(Tile(4, 3, f32, layout=Layout.COL),),
-    out_specs=(Tile(4, 3, f32, layout=Layout.COL),),
-    block=(8, 1, 1),
-    arch="sm_80",
-    zero_outputs=False,
+copy_column_major = _column_copy("copy_column_major", 12, zero_outputs=True)
+"""y = x for a 4x3 column-major tile."""
+
+copy_column_major_first_columns = _column_copy(
+    "copy_column_major_first_columns", 8, zero_outputs=False
 )
-def copy_column_major_first_columns(x, y):  # type: ignore[no-untyped-def]
-    """y[:, :2] = x[:, :2] for a 4x3 column-major tile; y[:, 2] stays unwritten."""
-    tid = reg.from_(ptx.special.tid.x(), u32)
-    off = reg.scalar(u64)
-    ptx.mul(off, tid, 4, mode="wide")
-    v = reg.scalar(f32)
-    ptx.ld(v, ptx.addr(x.ptr() + off), space="global")
-    ptx.st(ptx.addr(y.ptr() + off), v, space="global")
+"""y[:, :2] = x[:, :2] for a 4x3 column-major tile; y[:, 2] stays unwritten."""
 
 
 def vector_add_u32() -> object:
