@@ -179,7 +179,14 @@ def test_unrolled_copies_fold_into_for_loops(assemble) -> None:  # type: ignore[
 def test_fold_repeats_options_out_of_range_are_refused(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         FoldRepeats(**options)
-    assert FoldRepeats(min_count=2, max_period=1)(parse(UNROLLED)) is not None
+
+
+def test_fold_repeats_takes_its_least_options() -> None:
+    """min_count=2 and max_period=1 are the bounds: a two-copy run of one statement folds."""
+    text = UNROLLED.replace("\tret;\n", "\tmov.u32 %r9, 1;\n\tmov.u32 %r10, 2;\n\tret;\n")
+    folded = FoldRepeats(min_count=2, max_period=1)(parse(text))
+    assert "for i in range(2):" in module_to_python(folded)
+    assert run_generated(module_to_python(folded)).module.ptx() == text
 
 
 def test_a_varying_leaf_that_cannot_be_spelled_keeps_the_copies_unrolled() -> None:
