@@ -418,3 +418,39 @@ def test_large_module_is_checked(module: Module) -> None:
     big = parse(text)
     assert alpha_equivalent(big, renamed(big, reg={"%r": "%z"}))
     assert not alpha_equivalent(big, parse(text.replace(", 4999;", ", 4998;")))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (".b8 107,0", ".b8 107,1"),  # a number of a data line
+        (".b8 107,0", ".b16 107,0"),  # its type
+        (".b8 107,0", ".b8 107,0,0"),  # its length
+        (".b64 kern_param_1", ".b64 1"),  # a reference vs a number
+    ],
+)
+def test_changed_section_data_is_rejected(module: Module, old: str, new: str) -> None:
+    result = alpha_equivalent(module, parse(SRC.replace(old, new)))
+    assert not result
+    assert "section" in result.reason or "statement" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("[retval0+0]", "[retval0+4]"),  # the offset
+        ("[retval0+0]", "[retval0-0]"),  # the sign
+        ("[retval0+0]", "[param0+0]"),  # the base, renamed inconsistently
+        ("st.global.u32 \t[%rd4]", "st.global.u32 \t[%rd4+0]"),  # an offset added
+    ],
+)
+def test_changed_address_is_rejected(module: Module, old: str, new: str) -> None:
+    assert old in SRC
+    assert not alpha_equivalent(module, parse(SRC.replace(old, new)))
+
+
+def test_renamed_address_base_and_section_reference_are_accepted(module: Module) -> None:
+    # The fast paths for addresses and data lines still resolve names, not spellings.
+    other = renamed(module, sym={"kern_param_1": "n", "retval0": "rv"}, reg={"%rd": "%a"})
+    assert "[rv+0]" in emit(other) and ".b64 n" in emit(other)
+    assert alpha_equivalent(module, other)

@@ -27,6 +27,7 @@ from typing import Any
 
 from pyptx.emitter import emit
 from pyptx.ir import (
+    Address,
     Alias,
     Block,
     CallPrototype,
@@ -41,6 +42,7 @@ from pyptx.ir import (
     Param,
     Register,
     Section,
+    SectionData,
     StateSpace,
     Symbol,
     VariableDecl,
@@ -90,6 +92,12 @@ _LOOKUP_ORDER: dict[type, tuple[str, ...]] = {
 """The namespaces a reference node's name is looked up in, in order."""
 
 _REGISTER_LOOKUP = _LOOKUP_ORDER[Register]
+
+_REFERENCE_LOOKUP: dict[type, tuple[str, ...]] = {
+    **{t: _LOOKUP_ORDER[t] for t in (Register, Symbol, LabelRef)},
+    Label: (_LABEL,),
+}
+"""Named leaves whose only compared field is ``name`` (compared without a field walk)."""
 
 _NAME_FIELDS: dict[type, tuple[str, ...]] = {
     Register: ("name",),
@@ -296,9 +304,16 @@ class _Checker:
 
     def node(self, x: object, y: object) -> None:
         """Compare two nodes (dispatching scoping nodes to their own rules)."""
-        if type(x) is not type(y):
-            raise self.fail(f"{type(x).__name__} vs {type(y).__name__}")
-        rule = _RULES.get(type(x))
+        t = type(x)
+        if t is not type(y):
+            raise self.fail(f"{t.__name__} vs {type(y).__name__}")
+        order = _REFERENCE_LOOKUP.get(t)
+        if order is not None:  # a reference leaf: its one field is the name
+            self.names(x.name, y.name, order)  # type: ignore[attr-defined]
+            return
+        if t is Immediate and x == y:  # literal leaves; a difference is reported below
+            return
+        rule = _RULES.get(t)
         if rule is not None:
             rule(self, x, y)
         else:
@@ -384,6 +399,21 @@ class _Checker:
                 self.node(ox, oy)
         self.value(x.predicate, y.predicate, "predicate")
 
+    def address(self, x: Address, y: Address) -> None:
+        """Compare two addresses (the fields in :meth:`fields`' order, without its walk)."""
+        self.node(x.base, y.base)
+        self.value(x.offset, y.offset, "offset")
+        if x.sign != y.sign:
+            raise self.fail(f"sign differs: {x.sign!r} vs {y.sign!r}")
+        if x.extra or y.extra:
+            self.value(x.extra, y.extra, "extra")
+
+    def section_data(self, x: SectionData, y: SectionData) -> None:
+        """Compare two ``.section`` data lines: equal numbers at once, else field by field."""
+        if x.type is y.type and x.values == y.values and _numbers_only(x.values):
+            return
+        self.fields(x, y)
+
     def call_prototype(self, ca: CallPrototype, cb: CallPrototype) -> None:
         """Compare two ``.callprototype`` directives literally (their names are ``_``)."""
         if ca != cb:
@@ -397,8 +427,15 @@ _RULES: dict[type, Callable[[_Checker, Any, Any], None]] = {
     Param: _Checker.param,
     CallPrototype: _Checker.call_prototype,
     Instruction: _Checker.instruction,
+    Address: _Checker.address,
+    SectionData: _Checker.section_data,
 }
 """Nodes compared by their own rule instead of field by field."""
+
+
+def _numbers_only(values: tuple[Node, ...]) -> bool:
+    """Whether every value is an :class:`~pyptx.ir.Immediate` (no name to resolve)."""
+    return all(type(v) is Immediate for v in values)
 
 
 def alpha_equivalent(a: Module, b: Module) -> AlphaResult:
