@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from dsl_testing import body
 
@@ -125,6 +127,34 @@ def test_checks_catch_a_bad_edit() -> None:
 
     with pytest.raises(PtxDslError, match=r"add\.f64"):
         module.ptx()
+
+
+def test_errors_point_at_the_users_line() -> None:
+    # A verbatim trace keeps no per-instruction line map; each error finds its line itself.
+    module = PtxModule()
+    module.target("sm_80")
+    here = sys._getframe().f_lineno
+
+    @module.entry(".entry k()")
+    def k() -> None:
+        r = ptx.declare(".reg .b32 %r<2>;")
+        ptx.inst.add.f64(r[0], r[1], r[1])  # here + 5
+
+    with pytest.raises(PtxDslError) as bad_edit:
+        module.ptx()
+    assert (bad_edit.value.filename, bad_edit.value.lineno) == (__file__, here + 5)
+
+    unplaced = PtxModule()
+    unplaced.target("sm_80")
+
+    @unplaced.entry(".entry k()")
+    def k2() -> None:
+        ptx.inst.bra(ptx.label_ref("nowhere"))  # here + 16
+        ptx.inst.ret()
+
+    with pytest.raises(PtxDslError, match="never placed") as branch:
+        unplaced.ptx()
+    assert (branch.value.filename, branch.value.lineno) == (__file__, here + 16)
 
 
 @pytest.mark.parametrize(

@@ -161,7 +161,11 @@ class Trace:
     """The labels placed in each open ``{ }`` block (the kernel body first), with the user's
     line that placed each: a label is local to its block, as in PTX."""
     locations: dict[int, tuple[str, int] | None] = field(default_factory=dict)
-    """The user's Python line that emitted each instruction, keyed by ``id(instruction)``."""
+    """The user's Python line that emitted each instruction, keyed by ``id(instruction)``.
+
+    Kept for ``@kernel`` traces only: a verbatim trace (a :class:`~pyptx.PtxModule`
+    function, such as transpiled code) has no line map and no label-scope check to read
+    them, and its errors locate themselves when they are raised."""
 
     @property
     def fresh_prefix(self) -> str:
@@ -255,7 +259,8 @@ class Trace:
         if self.check:
             validate.check_instruction(self, insn)
         self.instructions.append(insn)
-        self.locations[id(insn)] = user_location()
+        if not self.verbatim:
+            self.locations[id(insn)] = user_location()
         self.append(insn)
         return insn
 

@@ -50,7 +50,7 @@ def raw(text: str) -> None:
             for d in decl.declarators:
                 for name in d.names():
                     trace.reg_types.setdefault(name, decl.type)
-    here = user_location()
+    here = None if trace.verbatim else user_location()  # see Trace.locations
     for stmt in statements:
         if isinstance(stmt, Label):
             trace.define_label(stmt.name)
@@ -58,5 +58,6 @@ def raw(text: str) -> None:
         if isinstance(stmt, Instruction):
             stmt = replace(stmt)  # its own node: the trace records each call's Python line
             trace.instructions.append(stmt)
-            trace.locations[id(stmt)] = here
+            if here is not None:
+                trace.locations[id(stmt)] = here
         trace.append(stmt)
