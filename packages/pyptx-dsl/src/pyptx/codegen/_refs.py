@@ -10,12 +10,14 @@ expressions).
 from __future__ import annotations
 
 from pyptx.ir import (
+    Address,
     Alias,
     Immediate,
     Instruction,
     LabelRef,
     Node,
     Register,
+    SectionData,
     Sink,
     SpecialRegister,
     StringLiteral,
@@ -33,8 +35,9 @@ REFERENCE_TYPES: frozenset[type] = frozenset({Symbol, LabelRef, Register, Alias}
 NAMELESS: frozenset[type] = frozenset({Immediate, SpecialRegister, StringLiteral, Sink})
 """Operand leaves that spell no name."""
 
-_SKIPPED: frozenset[type] = NAMELESS | {str}
-"""What the walk passes over (``str``: opcodes, modifiers, names held as plain fields)."""
+_SKIPPED: frozenset[type] = NAMELESS | {str, bool, int, type(None)}
+"""What the walk passes over (``str``: opcodes, modifiers, names held as plain fields;
+``None``: an absent child, such as an address without an offset)."""
 
 
 def collect_references(node: object, out: list[Reference]) -> list[Reference]:
@@ -59,8 +62,20 @@ def collect_references(node: object, out: list[Reference]) -> list[Reference]:
                     add(op)
                 elif kind not in _SKIPPED:
                     push(op)
-            if item.predicate is not None:  # type: ignore[attr-defined]
-                push(item.predicate)  # type: ignore[attr-defined]
+            guard = item.predicate  # type: ignore[attr-defined]
+            if guard is not None:  # its one child node is the register
+                push(guard.register)
+        elif t is Address:
+            push(item.base)  # type: ignore[attr-defined]
+            push(item.offset)  # type: ignore[attr-defined]
+            many(item.extra)  # type: ignore[attr-defined]
+        elif t is SectionData:  # DWARF sections hold thousands, mostly numbers
+            for value in item.values:  # type: ignore[attr-defined]
+                kind = type(value)
+                if kind in REFERENCE_TYPES:
+                    add(value)
+                elif kind not in _SKIPPED:
+                    push(value)
         elif t is tuple:
             many(item)  # type: ignore[arg-type]
         elif isinstance(item, Node):

@@ -67,14 +67,19 @@ def _arity(template: str) -> int:
     return max(int(i) for i in re.findall(r"\{(\d)\}", template)) + 1
 
 
+_OPERANDS: dict[str, int] = {
+    opcode: 1 + _arity(template) for opcode, (template, _, _) in EXPRESSION_TEMPLATES.items()
+}
+"""How many operands each grouped opcode has: the destination and its sources."""
+
+
 def _groupable(s: Node) -> bool:
     return (
-        isinstance(s, Instruction)
+        type(s) is Instruction
         and s.predicate is None
-        and s.opcode in EXPRESSION_TEMPLATES
-        and len(s.operands) == 1 + _arity(EXPRESSION_TEMPLATES[s.opcode][0])
-        and isinstance(s.operands[0], Register)
-        and all(isinstance(o, (Register, Immediate)) for o in s.operands[1:])
+        and len(s.operands) == _OPERANDS.get(s.opcode, -1)
+        and type(s.operands[0]) is Register
+        and all(type(o) is Register or type(o) is Immediate for o in s.operands[1:])
     )
 
 

@@ -93,7 +93,15 @@ def instruction_leaves(insn: Instruction) -> tuple[object, list[tuple[str, str, 
     leaves: list[tuple[str, str, int]] = []
     guard = insn.predicate
     head = (_shape(guard.register, leaves), guard.negated) if guard is not None else None
-    return (insn.opcode, insn.modifiers, head, _shape(insn.operands, leaves)), leaves
+    operands: list[object] = []
+    for op in insn.operands:  # _shape(insn.operands), with bare registers handled inline
+        numbered = _numbered(op.name) if type(op) is Register else None
+        if numbered is not None:
+            leaves.append(("reg", *numbered))
+            operands.append(("reg", numbered[0]))
+        else:
+            operands.append(_shape(op, leaves))
+    return (insn.opcode, insn.modifiers, head, tuple(operands)), leaves
 
 
 def leaf_count(node: Node) -> int:
@@ -152,17 +160,25 @@ class FoldRepeats:
         # replaced by a small number, so that comparing two is comparing two ints.
         shapes: dict[object, int] = {}
         info: list[tuple[object, list[tuple[str, str, int]]] | None] = []
+        ids: list[int] = []  # each statement's shape number; -1: not an instruction
         for s in stmts:
             if isinstance(s, Instruction):
                 shape, its_leaves = instruction_leaves(s)
-                info.append((shapes.setdefault(shape, len(shapes)), its_leaves))
+                number = shapes.setdefault(shape, len(shapes))
+                info.append((number, its_leaves))
+                ids.append(number)
             else:
                 info.append(None)
+                ids.append(-1)
         out: list[Node] = []
         j = 0
-        while j < len(stmts):
+        n = len(stmts)
+        while j < n:
             best: tuple[int, int, tuple[tuple[Leaf, ...], ...]] | None = None
-            for p in range(1, self.max_period + 1) if info[j] is not None else ():
+            here = ids[j]
+            for p in range(1, self.max_period + 1) if here >= 0 else ():
+                if j + p * self.min_count > n or ids[j + p] != here:
+                    continue  # too short, or the first statement does not repeat after p
                 found = self._run(info, j, p)
                 if found and (best is None or found[0] * p > best[0] * best[1]):
                     best = (found[0], p, found[1])
