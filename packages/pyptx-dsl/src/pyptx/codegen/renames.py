@@ -44,6 +44,7 @@ from pyptx.ir import (
     Register,
     Rewriter,
     Section,
+    SectionData,
     StateSpace,
     Symbol,
     VariableDecl,
@@ -262,9 +263,39 @@ class _Rename(Rewriter):
         self.plan = plan
 
     def _visit(self, node: Node) -> Node | Sequence[Node] | None:
-        if type(node) in _NEVER_RENAMED:  # most operands: nothing below them to rename
+        t = type(node)
+        if t in _NEVER_RENAMED:  # most operands: nothing below them to rename
             return node
+        if t is Instruction and self._untouched(node):  # type: ignore[arg-type]
+            return node
+        if t is SectionData and all(map(self._leaf_untouched, node.values)):  # type: ignore[attr-defined]
+            return node  # DWARF data lines: thousands per section, mostly numbers
         return super()._visit(node)
+
+    def _untouched(self, insn: Instruction) -> bool:
+        """Whether ``insn`` surely spells no planned name (deeper operands: unsure)."""
+        guard = insn.predicate
+        if guard is not None and type(guard.register) is not Register:
+            return False
+        for op in insn.operands:
+            if type(op) is Address:  # [base], [base+offset]: the usual memory operand
+                offset = op.offset
+                if (
+                    op.extra
+                    or not self._leaf_untouched(op.base)
+                    or (offset is not None and type(offset) not in _NEVER_RENAMED)
+                ):
+                    return False
+            elif not self._leaf_untouched(op):
+                return False
+        return True
+
+    def _leaf_untouched(self, node: Node) -> bool:
+        """Whether ``node`` is a leaf that surely spells no planned name."""
+        kind = type(node)
+        if kind in _NEVER_RENAMED:
+            return True
+        return (kind is Symbol or kind is LabelRef) and node.name not in self.plan  # type: ignore[attr-defined]
 
     def _named(self, node: Symbol | LabelRef | Label | Declarator | Function) -> Node:
         new = self.plan.get(node.name)
