@@ -27,6 +27,7 @@ from pyptx.ir import (
     Module,
     Node,
     Register,
+    SectionData,
     VariableDecl,
     child_fields,
     node_fields,
@@ -129,6 +130,13 @@ def _record(node: Node, trivia: list[Trivia], nested: list[Node]) -> None:
                 _record_child(op, trivia, nested)
         if node.predicate is not None:
             _record(node.predicate, trivia, nested)
+        return
+    if type(node) is SectionData:  # DWARF sections: thousands of lines of numbers
+        for value in node.values:
+            if type(value) in _BARE:
+                trivia.append(value.trivia)
+            else:
+                _record_child(value, trivia, nested)
         return
     for name in node_fields(type(node)):
         value = getattr(node, name)
