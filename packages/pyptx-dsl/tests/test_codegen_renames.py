@@ -552,3 +552,49 @@ def test_ptxas_accepts_renamed(path: Path) -> None:
     if any(isinstance(s, Section) for s in module.statements):
         ok, _, err = assemble(emit(sugared(module, debug_functions=True)), arch)
         assert ok, f"ptxas rejects the demangled tests/corpus/{corpus_id(path)}:\n{err}"
+
+
+# ---------------------------------------------------------------------------- shared index
+
+
+def _index_fields(index: object) -> tuple[object, ...]:
+    """Every field of a name index, in iteration order (declaration nodes by identity)."""
+    return (
+        index.names,  # type: ignore[attr-defined]
+        index.pinned,  # type: ignore[attr-defined]
+        [(k, [id(n) for n in v]) for k, v in index.module_decls.items()],  # type: ignore[attr-defined]
+        list(index.inner_decls.items()),  # type: ignore[attr-defined]
+        index.refs,  # type: ignore[attr-defined]
+    )
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=corpus_id)
+def test_handed_over_index_is_the_index_of_the_result(path: Path) -> None:
+    # Each renaming pass hands the next the index of its result, derived from its own
+    # index; it must be exactly what indexing the result afresh gives.
+    from pyptx.codegen.pipeline import SUGAR_PASSES
+    from pyptx.codegen.renames import _Index, sharing_index
+
+    for passes in (PASSES, SUGAR_PASSES[:3]):
+        module = parse(read(path))
+        with sharing_index():
+            for p in passes:
+                before = module
+                module = p(module)
+                handed = _Index.for_pass(module)
+                assert handed is _Index.for_pass(module)  # the hand-off, not a new index
+                assert _index_fields(handed) == _index_fields(_Index.of(module)), p.name
+                if module is not before:
+                    assert _Index.for_pass(before) is not handed
+
+
+def test_index_is_handed_over_only_inside_the_block() -> None:
+    from pyptx.codegen.renames import _Index, sharing_index
+
+    module = parse(read(CORPUS / "public" / "minimal.ptx"))
+    out = ShortenLabels()(module)
+    assert _Index.for_pass(out) is not _Index.for_pass(out)  # indexed afresh each time
+    with sharing_index():
+        out = ShortenLabels()(module)
+        assert _Index.for_pass(out) is _Index.for_pass(out)
+    assert _Index.for_pass(out) is not _Index.for_pass(out)

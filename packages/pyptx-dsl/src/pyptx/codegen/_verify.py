@@ -18,6 +18,7 @@ from pyptx.ir import Module
 from pyptx.parser import parse, with_spans
 
 from .alpha import AlphaResult, alpha_equivalent
+from .renames import sharing_index
 
 __all__ = ["checked_passes", "emitted_equivalent"]
 
@@ -74,8 +75,9 @@ def checked_passes(
         caller then writes plain code, which re-emits the input byte for byte).
     """
     out = module
-    for p in passes:
-        out = p(out)
+    with sharing_index():  # consecutive renaming passes share their name index
+        for p in passes:
+            out = p(out)
     code = generate(out)
     if emitted_equivalent(code, module):
         return code

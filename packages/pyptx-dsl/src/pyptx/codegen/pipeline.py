@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 from pyptx.ir import Module
 
 from .regions import CollapseMbarrierWaits, FoldRepeats, GroupExpressions, RaiseLoops
-from .renames import DemangleNames, NameParams, ShortenLabels
+from .renames import DemangleNames, NameParams, ShortenLabels, sharing_index
 
 __all__ = ["SUGAR_PASSES", "Pass", "check_passes", "run_passes"]
 
@@ -70,9 +70,15 @@ def check_passes(passes: Sequence[object]) -> tuple[Pass, ...]:
 def run_passes(module: Module, passes: Sequence[Pass]) -> Module:
     """Run ``passes`` in order and return the result.
 
+    Consecutive renaming passes hand each other their name index
+    (:func:`~pyptx.codegen.renames.sharing_index`) instead of each indexing the module anew;
+    the result is the same as calling the passes one by one.
+
     Raises:
         TypeError: an entry is not a pass (no ``name`` or not callable).
     """
-    for p in check_passes(passes):
-        module = p(module)
+    chosen = check_passes(passes)
+    with sharing_index():  # consecutive renaming passes share their name index
+        for p in chosen:
+            module = p(module)
     return module

@@ -21,7 +21,9 @@ avoid PTX opcodes and Python keywords.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -54,7 +56,7 @@ from pyptx.ir.isa import SPECS
 from ._refs import NAMELESS, collect_references
 from .demangle import readable_name, sanitize_identifier
 
-__all__ = ["DemangleNames", "NameParams", "ShortenLabels"]
+__all__ = ["DemangleNames", "NameParams", "ShortenLabels", "sharing_index"]
 
 _RESERVED: frozenset[str] = frozenset({name.split(".")[0] for name in SPECS}) | frozenset(
     {"generic", "WARP_SZ", "_"}
@@ -85,6 +87,8 @@ class _Index:
     module_decls: dict[str, list[Node]] = field(default_factory=dict)
     inner_decls: dict[str, list[_Where]] = field(default_factory=dict)
     refs: dict[str, set[str | None]] = field(default_factory=dict)
+    scanning: bool = field(default=True, compare=False)
+    """Whether references are recorded (``False``: declarations only, see :meth:`renamed`)."""
 
     @classmethod
     def of(cls, module: Module) -> _Index:
@@ -93,6 +97,38 @@ class _Index:
         for s in module.statements:
             index.module_statement(s)
         return index
+
+    @classmethod
+    def for_pass(cls, module: Module) -> _Index:
+        """The index of ``module``, handed over by the previous pass where possible.
+
+        That is the index :func:`sharing_index` passes on when ``module`` is the previous
+        renaming pass's result; else :meth:`of`.
+        """
+        handoff = _HANDOFF.get()
+        if handoff is not None and handoff[0] is module:
+            return handoff[1]
+        return cls.of(module)
+
+    def renamed(self, plan: Mapping[str, str], module: Module) -> _Index:
+        """The index of ``module``, which is this index's module renamed by ``plan``.
+
+        Declarations are indexed from ``module`` again (cheap: no instruction is scanned);
+        the names and references are this index's, renamed. That is exact because a rename
+        replaces every occurrence of a planned name (:func:`_apply` rewrites every statement
+        that spells one) and never touches a pinned name. Two old names may become one new
+        name (labels ``BB2`` of two functions): their references merge.
+        """
+        out = _Index(scanning=False)
+        for s in module.statements:
+            out.module_statement(s)
+        out.names = {plan.get(n, n) for n in self.names}
+        out.pinned = set(self.pinned)
+        for name, where in self.refs.items():
+            out.refs.setdefault(plan.get(name, name), set()).update(
+                plan.get(f, f) if f is not None else None for f in where
+            )
+        return out
 
     def module_statement(self, s: Node) -> None:
         """Index one module-scope statement."""
@@ -158,6 +194,8 @@ class _Index:
 
     def scan(self, node: Node | tuple[Node, ...], fn: str | None) -> None:
         """Record every name referenced below ``node`` (or these nodes), as seen from ``fn``."""
+        if not self.scanning:
+            return
         for n in collect_references(node, []):
             if type(n) is Register:
                 self.names.add(n.name)
@@ -316,7 +354,10 @@ class _Rename(Rewriter):
 
 
 def _apply(module: Module, plan: dict[str, str], index: _Index) -> Module:
-    """Rename by ``plan``, rebuilding only the module statements that spell a planned name."""
+    """Rename by ``plan``, rebuilding only the module statements that spell a planned name.
+
+    Inside :func:`sharing_index`, the result's index is handed to the next pass.
+    """
     plan = {old: new for old, new in plan.items() if old != new}
     functions: set[str | None] = set()
     for old in plan:
@@ -324,14 +365,43 @@ def _apply(module: Module, plan: dict[str, str], index: _Index) -> Module:
         functions.update(w[0] for w in index.inner_decls.get(old, ()))
         for decl in index.module_decls.get(old, ()):
             functions.add(decl.name if isinstance(decl, Function) else None)
+    handoff = _HANDOFF.get()
     if not plan:
+        if handoff is not None:
+            _HANDOFF.set((module, index))
         return module
     rename = _Rename(plan)
     statements = tuple(
         rename.rewrite(s) if (s.name if isinstance(s, Function) else None) in functions else s
         for s in module.statements
     )
-    return replace(module, statements=statements)
+    out = replace(module, statements=statements)
+    if handoff is not None:
+        _HANDOFF.set((out, index.renamed(plan, out)))
+    return out
+
+
+_HANDOFF: ContextVar[tuple[Module, _Index] | None] = ContextVar("pyptx_rename_index", default=None)
+"""The last renaming pass's result and its index, inside :func:`sharing_index` (else None)."""
+
+_NOTHING_YET: tuple[Module, _Index] = (Module(()), _Index())
+"""The hand-off slot's value before the first pass of a :func:`sharing_index` block."""
+
+
+@contextmanager
+def sharing_index() -> Iterator[None]:
+    """Within the block, each renaming pass hands the name index of its result to the next.
+
+    A pass indexes the whole module (every reference of every instruction) before it plans;
+    the next renaming pass would index the result all over again. Inside the block it gets
+    the index derived from the previous one instead (:meth:`_Index.renamed`). Pipelines
+    (:func:`~pyptx.codegen.pipeline.run_passes`, the transpiler) run their passes in one.
+    """
+    token = _HANDOFF.set(_NOTHING_YET)
+    try:
+        yield
+    finally:
+        _HANDOFF.reset(token)
 
 
 def _functions(module: Module) -> Iterator[Function]:
@@ -395,7 +465,7 @@ class DemangleNames:
         Returns:
             The renamed module (``module`` itself when nothing was renamed).
         """
-        index = _Index.of(module)
+        index = _Index.for_pass(module)
         names = _Names(index.names)
         plan: dict[str, str] = {}
         keep_functions = not self.debug_functions and _has_dwarf(module)
@@ -476,7 +546,7 @@ class ShortenLabels:
         Returns:
             The renamed module (``module`` itself when nothing was renamed).
         """
-        index = _Index.of(module)
+        index = _Index.for_pass(module)
         local: dict[str, list[tuple[str, str]]] = {}
         shared: list[tuple[str, str]] = []
         for name, wheres in index.inner_decls.items():
@@ -685,7 +755,7 @@ class NameParams:
         Returns:
             The renamed module (``module`` itself when nothing was renamed).
         """
-        index = _Index.of(module)
+        index = _Index.for_pass(module)
         wanted: list[tuple[str, str, str]] = []
         for f in _functions(module):
             wanted.extend((f.name, p.name, w) for p, w in self._wanted(f, index))
