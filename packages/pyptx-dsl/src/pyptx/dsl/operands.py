@@ -172,9 +172,27 @@ def emit_inst(
         pred: an optional guard (a predicate register or ``~register``).
     """
     trace = current()
-    ty = last_type(modifiers)
-    ops = tuple(
-        trace.use_label(o.name) if isinstance(o, LabelRef) else to_operand(o, ty) for o in operands
-    )
-    insn = Instruction(opcode, tuple(modifiers), ops, _guard(pred))
+    modifiers = tuple(modifiers)
+    ty = _last_type_of(modifiers)
+    ops: list[Operand] = []
+    for o in operands:
+        if type(o) is int:  # the commonest operands after registers: skip the dispatch
+            ops.append(Immediate(str(o)))
+        elif isinstance(o, LabelRef):
+            ops.append(trace.use_label(o.name))
+        else:
+            ops.append(to_operand(o, ty))
+    insn = Instruction(opcode, modifiers, tuple(ops), _guard(pred))
     return trace.emit(insn)
+
+
+_LAST_TYPES: dict[tuple[str, ...], PtxType | None] = {}
+""":func:`last_type` of each modifier tuple seen (a program uses a few hundred at most)."""
+
+
+def _last_type_of(modifiers: tuple[str, ...]) -> PtxType | None:
+    try:
+        return _LAST_TYPES[modifiers]
+    except KeyError:
+        found = _LAST_TYPES[modifiers] = last_type(modifiers)
+        return found
