@@ -167,6 +167,17 @@ def test_strip_trivia_shares_what_has_none() -> None:
     assert type(out.statements[1]) is Instruction and out == block
 
 
+def test_strip_trivia_strips_a_shared_node_once() -> None:
+    # The parser shares one node between identical lines; stripping keeps them shared.
+    spaced = Instruction("ret", (), (), None, ("\n\t", "", ""))
+    other = Instruction("exit", (), (), None, ("\n\t", "", ""))
+    out = strip_trivia(Block((spaced, other, spaced)))
+    first, middle, last = out.statements
+    assert first is last and first is not spaced and first.trivia is None
+    assert middle.trivia is None and middle.opcode == "exit"
+    assert out == Block((spaced, other, spaced))
+
+
 def test_module_accessors() -> None:
     m = _kernel()
     assert m.version == (8, 0)

@@ -179,17 +179,21 @@ def _rebuilt(
     return make(*values)
 
 
-def _strip(node: Node) -> Node:
-    """``node`` without trivia, sharing every subtree that has none (``node`` itself if so)."""
+def _strip(node: Node, done: dict[int, Node]) -> Node:
+    """``node`` without trivia, sharing every subtree that has none (``node`` itself if so).
+
+    ``done`` holds the result for each node of a tuple already stripped, by identity: the
+    parser shares one node between identical lines, and a tree may repeat subtrees.
+    """
     cls = type(node)
     make, names, holding, trivia = _PLANS.get(cls) or _plan_of(cls)
     values: list[Any] | None = None
     for i in holding:
         value = getattr(node, names[i])
         if isinstance(value, Node):
-            new: object = _strip(value)
+            new: object = _strip(value, done)
         elif isinstance(value, tuple) and value:
-            new = _strip_many(value)
+            new = _strip_many(value, done)
         else:
             continue
         if new is not value:
@@ -203,13 +207,15 @@ def _strip(node: Node) -> Node:
     return node if values is None else _rebuilt(node, make, names, values)
 
 
-def _strip_many(value: tuple[object, ...]) -> tuple[object, ...]:
+def _strip_many(value: tuple[object, ...], done: dict[int, Node]) -> tuple[object, ...]:
     items: list[object] | None = None
     for i, v in enumerate(value):
         if isinstance(v, Node):
-            new: object = _strip(v)
+            new: object = done.get(id(v))
+            if new is None:
+                new = done[id(v)] = _strip(v, done)
         elif isinstance(v, tuple) and v:
-            new = _strip_many(v)
+            new = _strip_many(v, done)
         else:
             continue
         if new is not v:
@@ -224,7 +230,7 @@ def strip_trivia(node: N) -> N:
 
     Subtrees without trivia are shared with ``node``, not copied.
     """
-    return cast("N", _strip(node))
+    return cast("N", _strip(node, {}))
 
 
 def structurally_equal(a: Node, b: Node) -> bool:
