@@ -182,8 +182,13 @@ class SourceLayout:
         index: dict[Style, int] = {}
         order: list[int] = []
         pending: list[Node] = [module]
+        leaves: dict[int, int] = {}  # the style of each unit without nested units, by identity
         while pending:
             unit = pending.pop()
+            known = leaves.get(id(unit))  # the parser shares one node between identical lines
+            if known is not None:
+                order.append(known)
+                continue
             trivia: list[Trivia] = []
             nested: list[Node] = []
             _record(unit, trivia, nested)
@@ -192,8 +197,11 @@ class SourceLayout:
             if i is None:
                 i = index[style] = len(index)
             order.append(i)
-            nested.reverse()
-            pending += nested
+            if nested:
+                nested.reverse()
+                pending += nested
+            else:
+                leaves[id(unit)] = i
         return cls(tuple(index), tuple(order))
 
     # ------------------------------------------------------------------ serialization

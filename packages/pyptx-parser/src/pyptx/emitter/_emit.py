@@ -575,8 +575,15 @@ class _Emitter:
             g[ix["before_lbrace"]] if g else "\n",
             "{",
         )
+        done: dict[int, list[str]] = {}  # the parser shares one node between identical lines
         for item in n.items:
-            self.node(item, "\n", depth)
+            pieces = done.get(id(item))
+            if pieces is None:
+                start = len(out)
+                self.node(item, "\n", depth)
+                done[id(item)] = out[start:]
+            else:
+                out += pieces
         out += (
             g[ix["before_rbrace"]] if g else "\n",
             "}",
