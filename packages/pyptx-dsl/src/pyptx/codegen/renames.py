@@ -141,14 +141,16 @@ class _Index:
                 self.module_decls.setdefault(d.name, []).append(s)
             self.declaration(s, None)
         elif isinstance(s, Section):
-            data: list[Node] = []  # scanned together: DWARF sections hold thousands
+            # Scanned together (DWARF sections hold thousands of lines), each node once: the
+            # parser shares one node between identical lines, and what a scan records is sets.
+            data: dict[int, Node] = {}
             for item in s.items:
                 if isinstance(item, Label):
                     self.module_decls.setdefault(item.name, []).append(s)
                     self.names.add(item.name)
                 else:
-                    data.append(item)
-            self.scan(tuple(data), None)
+                    data[id(item)] = item
+            self.scan(tuple(data.values()), None)
         else:
             self.scan(s, None)
 
