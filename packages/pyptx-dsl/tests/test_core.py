@@ -197,8 +197,11 @@ def test_unknown_and_duplicate_labels() -> None:
         ptx.label("here")
         ptx.label("here")
 
-    with pytest.raises(PtxDslError, match="placed twice"):
+    with pytest.raises(PtxDslError, match="placed twice") as again:
         twice.ptx()
+    # A @kernel trace names where the label was first placed (co_firstlineno: the decorator).
+    first = twice.fn.__code__.co_firstlineno + 2
+    assert f"(first placed at {__file__}:{first})" in str(again.value)
 
 
 def test_shared_memory_static_and_automatic_dynamic(assemble) -> None:  # type: ignore[no-untyped-def]

@@ -240,12 +240,17 @@ class Trace:
             at = f" (first placed at {where[0]}:{where[1]})" if where else ""
             block = " block" if len(self.label_scopes) > 1 else " kernel"
             raise PtxDslError(f"label {name!r} is placed twice in this{block}{at}")
-        scope[name] = self.labels_defined[name] = user_location()
+        # Only a @kernel trace names where a label was first placed (see above).
+        where = None if self.verbatim else user_location()
+        scope[name] = self.labels_defined[name] = where
         self.append(Label(name))
 
     def use_label(self, name: str) -> LabelRef:
         """A reference to label ``name`` (which must be placed before the trace ends)."""
-        self.labels_used.setdefault(name, user_location())
+        if name not in self.labels_used:
+            # Read when the label is never placed: by check_labels, which a verbatim trace
+            # runs only with its checks on.
+            self.labels_used[name] = user_location() if self.check or not self.verbatim else None
         return LabelRef(name)
 
     # ------------------------------------------------------------------ statements
