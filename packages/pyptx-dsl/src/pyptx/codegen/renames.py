@@ -639,6 +639,11 @@ _ROLE_NAMES: dict[str, str] = {
 
 
 def _register_names(node: Node) -> list[str]:
+    kind = type(node)
+    if kind is Register:  # most operands
+        return [node.name]  # type: ignore[attr-defined]
+    if kind in NAMELESS:
+        return []
     return [n.name for n in collect_references(node, []) if type(n) is Register]
 
 
