@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/transpile_vs_seed.py --seed-python /path/to/seedvenv/bin/python
-        [CORPUS_DIR] [--rounds 2] [--repeat 2]
+        [CORPUS_DIR] [--rounds 2] [--repeat 2] [--unchecked]
 
 Without ``--seed-python`` (or ``PYPTX_SEED_PYTHON``) it prints why and exits 0.
 
@@ -14,7 +14,10 @@ each system in its own interpreter on the same files: the ``*.ptx`` files below 
 seed, then this checkout, so load on the machine falls on both alike; within a round each
 system's figure is the best of ``--repeat`` passes over all files (``ptx_to_python(text,
 sugar=False)`` and ``sugar=True``, the same call in both systems). It prints MB/s per system
-and mode for every round, and this checkout's speed as a multiple of the seed's.
+and mode for every round, and this checkout's speed as a multiple of the seed's. With
+``--unchecked`` it also times this checkout's sugar without the self-check that proves the
+sugared Python (the same passes and rendering, called directly), beside the seed's sugar,
+which checks nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = [str(p) for p in sorted((REPO / "packages").glob("*/src"))]
 
-# Runs in the measured interpreter: argv = files.json, mode ("accepts" or "time"), repeat.
+# Runs in the measured interpreter: argv = files.json, mode ("accepts" or "time"), repeat,
+# and "unchecked" to also time this checkout's sugar without its self-check.
 _WORKER = r"""
 import json, sys, time
 from pathlib import Path
@@ -58,18 +62,38 @@ else:
                 ptx_to_python(t, sugar=sugar)
             best = min(best, time.perf_counter() - t0)
         out["sugar" if sugar else "plain"] = size / best
+    if sys.argv[4] == "unchecked":  # this checkout's sugar without its self-check
+        from pyptx.codegen import _api
+        from pyptx.codegen.pipeline import SUGAR_PASSES, run_passes
+        from pyptx.parser import parse
+
+        def unchecked(text):
+            module = parse(text)
+            sugared = run_passes(module, SUGAR_PASSES)
+            names = _api._readable_function_names(module, sugared, {})
+            return _api.module_to_python(sugared, python_names=names, compact=True)
+
+        best = float("inf")
+        for _ in range(int(sys.argv[3])):
+            t0 = time.perf_counter()
+            for t in texts:
+                _api._collector_paused(unchecked, t)
+            best = min(best, time.perf_counter() - t0)
+        out["unchecked"] = size / best
     print(json.dumps(out))
 """
 
 
-def _run(python: str, files: Path, mode: str, repeat: int, ours: bool) -> object:
+def _run(
+    python: str, files: Path, mode: str, repeat: int, ours: bool, unchecked: bool = False
+) -> object:
     env = dict(os.environ)
     if ours:  # this checkout's sources first; the seed interpreter gets a clean path
         env["PYTHONPATH"] = os.pathsep.join(SOURCES)
     else:
         env.pop("PYTHONPATH", None)
     result = subprocess.run(
-        [python, "-c", _WORKER, str(files), mode, str(repeat)],
+        [python, "-c", _WORKER, str(files), mode, str(repeat), "unchecked" if unchecked else "-"],
         capture_output=True,
         text=True,
         env=env,
@@ -91,6 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=2, help="passes per round; the best counts")
+    ap.add_argument(
+        "--unchecked",
+        action="store_true",
+        help="also time this checkout's sugar without the self-check that proves its output "
+        "(the same passes and rendering, called directly; the seed system checks nothing)",
+    )
     args = ap.parse_args(argv)
     if not args.seed_python:
         print("skipped: no seed system (pass --seed-python or set PYPTX_SEED_PYTHON)")
@@ -110,12 +140,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(common)} of {len(paths)} files both systems transpile ({size:.2f} MB)")
         for r in range(1, args.rounds + 1):
             seed = _run(args.seed_python, listing, "time", args.repeat, ours=False)
-            ours = _run(sys.executable, listing, "time", args.repeat, ours=True)
+            ours = _run(sys.executable, listing, "time", args.repeat, True, args.unchecked)
             for mode in ("plain", "sugar"):
                 s, o = seed[mode], ours[mode]  # type: ignore[index]
                 print(
                     f"round {r} {mode:<5}  seed {s:5.2f} MB/s  this checkout {o:5.2f} MB/s"
                     f"  x{o / s:.2f}"
+                )
+            if args.unchecked:
+                s, o = seed["sugar"], ours["unchecked"]  # type: ignore[index]
+                print(
+                    f"round {r} sugar without the self-check (this checkout only): "
+                    f"{o:5.2f} MB/s  x{o / s:.2f} the seed's sugar"
                 )
     return 0
 
