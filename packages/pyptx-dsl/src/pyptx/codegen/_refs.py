@@ -55,27 +55,20 @@ def collect_references(node: object, out: list[Reference]) -> list[Reference]:
             add(item)  # type: ignore[arg-type]
         elif t in _SKIPPED:
             continue
-        elif t is Instruction:
-            for op in item.operands:  # type: ignore[attr-defined]
+        elif t is Instruction or t is SectionData:  # DWARF sections hold thousands of lines
+            for op in item.operands if t is Instruction else item.values:  # type: ignore[attr-defined]
                 kind = type(op)
                 if kind in REFERENCE_TYPES:
                     add(op)
                 elif kind not in _SKIPPED:
                     push(op)
-            guard = item.predicate  # type: ignore[attr-defined]
+            guard = getattr(item, "predicate", None)
             if guard is not None:  # its one child node is the register
                 push(guard.register)
         elif t is Address:
             push(item.base)  # type: ignore[attr-defined]
             push(item.offset)  # type: ignore[attr-defined]
             many(item.extra)  # type: ignore[attr-defined]
-        elif t is SectionData:  # DWARF sections hold thousands, mostly numbers
-            for value in item.values:  # type: ignore[attr-defined]
-                kind = type(value)
-                if kind in REFERENCE_TYPES:
-                    add(value)
-                elif kind not in _SKIPPED:
-                    push(value)
         elif t is tuple:
             many(item)  # type: ignore[arg-type]
         elif isinstance(item, Node):
