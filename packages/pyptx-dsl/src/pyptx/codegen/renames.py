@@ -105,9 +105,9 @@ class _Index:
         That is the index :func:`sharing_index` passes on when ``module`` is the previous
         renaming pass's result; else :meth:`of`.
         """
-        handoff = _HANDOFF.get()
-        if handoff is not None and handoff[0] is module:
-            return handoff[1]
+        slot = _HANDOFF.get()
+        if slot and slot[0][0] is module:
+            return slot[0][1]
         return cls.of(module)
 
     def renamed(self, plan: Mapping[str, str], module: Module) -> _Index:
@@ -367,10 +367,10 @@ def _apply(module: Module, plan: dict[str, str], index: _Index) -> Module:
         functions.update(w[0] for w in index.inner_decls.get(old, ()))
         for decl in index.module_decls.get(old, ()):
             functions.add(decl.name if isinstance(decl, Function) else None)
-    handoff = _HANDOFF.get()
+    slot = _HANDOFF.get()
     if not plan:
-        if handoff is not None:
-            _HANDOFF.set((module, index))
+        if slot is not None:
+            slot[:] = [(module, index)]
         return module
     rename = _Rename(plan)
     statements = tuple(
@@ -378,16 +378,16 @@ def _apply(module: Module, plan: dict[str, str], index: _Index) -> Module:
         for s in module.statements
     )
     out = replace(module, statements=statements)
-    if handoff is not None:
-        _HANDOFF.set((out, index.renamed(plan, out)))
+    if slot is not None:
+        slot[:] = [(out, index.renamed(plan, out))]
     return out
 
 
-_HANDOFF: ContextVar[tuple[Module, _Index] | None] = ContextVar("pyptx_rename_index", default=None)
-"""The last renaming pass's result and its index, inside :func:`sharing_index` (else None)."""
-
-_NOTHING_YET: tuple[Module, _Index] = (Module(()), _Index())
-"""The hand-off slot's value before the first pass of a :func:`sharing_index` block."""
+_HANDOFF: ContextVar[list[tuple[Module, _Index]] | None] = ContextVar(
+    "pyptx_rename_index", default=None
+)
+"""Inside :func:`sharing_index`: the last renaming pass's result and its index (none before
+the first pass); outside: ``None``."""
 
 
 @contextmanager
@@ -396,10 +396,11 @@ def sharing_index() -> Iterator[None]:
 
     A pass indexes the whole module (every reference of every instruction) before it plans;
     the next renaming pass would index the result all over again. Inside the block it gets
-    the index derived from the previous one instead (:meth:`_Index.renamed`). Pipelines
+    an index derived from the previous pass's instead (its declarations read again, its
+    references renamed), which is exactly the index of the result. Pipelines
     (:func:`~pyptx.codegen.pipeline.run_passes`, the transpiler) run their passes in one.
     """
-    token = _HANDOFF.set(_NOTHING_YET)
+    token = _HANDOFF.set([])
     try:
         yield
     finally:
