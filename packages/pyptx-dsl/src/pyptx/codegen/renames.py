@@ -164,8 +164,11 @@ class _Index:
 
     def block(self, b: Block, fn: str, depth: int) -> None:
         """Index a block of ``fn`` nested ``depth`` blocks below the body."""
+        other: list[Node] = []  # instructions and the like: scanned together below
         for s in b.statements:
-            if isinstance(s, Label):
+            if type(s) is Instruction:
+                other.append(s)
+            elif isinstance(s, Label):
                 self.inner(s.name, (fn, "label", depth))
             elif isinstance(s, VariableDecl):
                 for d in s.declarators:
@@ -178,7 +181,8 @@ class _Index:
                     self.names.add(p.name)
                     self.pinned.add(p.name)
             else:
-                self.scan(s, fn)
+                other.append(s)
+        self.scan(tuple(other), fn)  # what a scan records is sets: one walk for the block
 
     def declaration(self, s: VariableDecl, fn: str | None) -> None:
         """Index a variable declaration's names and initializers."""

@@ -88,12 +88,14 @@ def _register_counts(f: Function) -> tuple[dict[str, int], dict[str, int]]:
     defs: dict[str, int] = {}
     uses: dict[str, int] = {}
     assert f.body is not None
-    for st in f.body.walk_statements():
-        first_dest = _groupable(st)
-        for n in collect_references(st, []):
-            if type(n) is Register:
-                uses[n.name] = uses.get(n.name, 0) + 1
-        if first_dest:
+    statements = tuple(f.body.walk_statements())
+    # Every statement's appearances, in one walk. A nested block's registers count with the
+    # block and again with each of its statements: conservative, as grouping needs one use.
+    for n in collect_references(statements, []):
+        if type(n) is Register:
+            uses[n.name] = uses.get(n.name, 0) + 1
+    for st in statements:
+        if _groupable(st):  # a definition, not a use
             name = st.operands[0].name  # type: ignore[attr-defined]
             uses[name] -= 1
             defs[name] = defs.get(name, 0) + 1
