@@ -546,6 +546,14 @@ def test_undeclared_registers_are_errors() -> None:
     assert "test_core.py" in str(info.value)
 
     @kernel(arch="sm_80")
+    def guarded() -> None:  # every operand declared; the guard is not
+        r = reg.scalar(u32)
+        ptx.inst.add.u32(r, r, 1, pred=Reg("%pghost", pred))
+
+    with pytest.raises(PtxDslError, match="register %pghost is not declared"):
+        guarded.ptx()
+
+    @kernel(arch="sm_80")
     def declared_in_raw() -> None:
         ptx.raw(".reg .b32 %mine<2>;")
         ptx.inst.add.u32(Reg("%mine1", u32), Reg("%mine0", u32), 1)

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from pyptx.ir import (
     Address,
+    Immediate,
     Instruction,
     Negated,
     Node,
@@ -71,19 +72,22 @@ def check_instruction(trace: TraceFacts, insn: Instruction) -> None:
     Raises:
         PtxDslError: the first diagnostic, in "expected ..., got ..., fix" form.
     """
-    if insn.opcode not in SPECIAL_REGISTER_READERS:
-        for i, op in enumerate(insn.operands):
-            if isinstance(op, SpecialRegister):
-                raise PtxDslError(
-                    f"{insn.mnemonic}: operand {i + 1} is the special register {op.name}, which "
-                    f"only mov can read; copy it first with reg.from_(ptx.special...(), ty)"
-                )
-    undeclared = _first_undeclared(insn, trace.reg_types)
-    if undeclared is not None:
-        raise PtxDslError(
-            f"{insn.mnemonic}: register {undeclared} is not declared in this kernel; allocate "
-            "registers with reg.scalar / reg.array / reg.from_ (or declare them in ptx.raw)"
-        )
+    if not _plainly_declared(insn, trace.reg_types):  # else neither check below can fail
+        if insn.opcode not in SPECIAL_REGISTER_READERS:
+            for i, op in enumerate(insn.operands):
+                if isinstance(op, SpecialRegister):
+                    raise PtxDslError(
+                        f"{insn.mnemonic}: operand {i + 1} is the special register {op.name}, "
+                        f"which only mov can read; copy it first with "
+                        f"reg.from_(ptx.special...(), ty)"
+                    )
+        undeclared = _first_undeclared(insn, trace.reg_types)
+        if undeclared is not None:
+            raise PtxDslError(
+                f"{insn.mnemonic}: register {undeclared} is not declared in this kernel; "
+                "allocate registers with reg.scalar / reg.array / reg.from_ (or declare them in "
+                "ptx.raw)"
+            )
     version = trace.version or LATEST_PTX
     reg_type = trace.reg_types.get
     key = (trace.arch, version, isa.shape_key(insn, reg_type))
@@ -102,6 +106,22 @@ def check_instruction(trace: TraceFacts, insn: Instruction) -> None:
 # are remembered; a failure is checked again for its message, which names the operands.
 _PASSED: dict[Hashable, None] = {}
 _PASSED_LIMIT = 1 << 16
+
+
+def _plainly_declared(insn: Instruction, declared: Mapping[str, object]) -> bool:
+    """Whether every operand is a declared register or a number, and so is the guard.
+
+    Most instructions are: they read no special register and name nothing undeclared.
+    """
+    for op in insn.operands:
+        kind = type(op)
+        if kind is Register:
+            if op.name not in declared:  # type: ignore[union-attr]
+                return False
+        elif kind is not Immediate:
+            return False
+    guard = insn.predicate
+    return guard is None or (type(guard.register) is Register and guard.register.name in declared)
 
 
 def _first_undeclared(insn: Instruction, declared: Mapping[str, object]) -> str | None:
