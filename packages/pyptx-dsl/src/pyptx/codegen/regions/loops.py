@@ -97,7 +97,7 @@ class RaiseLoops:
                 not isinstance(s, Label)
                 or end - i < self.min_body
                 or f"$L__{stem}_0" in taken
-                or sum(1 for st in stmts[i + 1 : end + 1] for n in label_names(st) if n == s.name)
+                or label_names(stmts[i + 1 : end + 1]).count(s.name)
                 != counts.get(s.name, 0)  # referenced from outside the loop or debug data
             ):
                 if isinstance(s, Block):
