@@ -87,19 +87,7 @@ class Rewriter:
     def _visit(self, node: Node) -> Node | Sequence[Node] | None:
         cls = type(node)
         make, names, holding, _ = _PLANS.get(cls) or _plan_of(cls)
-        values: list[Any] | None = None
-        for i in holding:
-            value = getattr(node, names[i])
-            if isinstance(value, Node):
-                new: object = self._one(value, node, names[i])
-            elif isinstance(value, tuple) and value:
-                new = self._many(value)
-            else:
-                continue  # None: nothing to rewrite
-            if new is not value:
-                if values is None:
-                    values = [getattr(node, n) for n in names]
-                values[i] = new
+        values = _new_children(node, names, holding, self._one, self._many)
         if values is not None:
             node = _rebuilt(node, make, names, values)
         method = _method(type(self), cls)
@@ -170,6 +158,33 @@ def _plan_of(cls: type) -> _Plan:
     return plan
 
 
+def _new_children(
+    node: Node,
+    names: tuple[str, ...],
+    holding: tuple[int, ...],
+    one: Callable[[Node, Node, str], object],
+    many: Callable[[tuple[object, ...]], tuple[object, ...]],
+) -> list[Any] | None:
+    """``node``'s field values, each child replaced by ``one`` (a node) or ``many`` (a tuple).
+
+    ``None`` when every child came back as itself (``node`` can then be kept as it is).
+    """
+    values: list[Any] | None = None
+    for i in holding:
+        value = getattr(node, names[i])
+        if isinstance(value, Node):
+            new: object = one(value, node, names[i])
+        elif isinstance(value, tuple) and value:
+            new = many(value)
+        else:
+            continue  # None: nothing below
+        if new is not value:
+            if values is None:
+                values = [getattr(node, n) for n in names]
+            values[i] = new
+    return values
+
+
 def _rebuilt(
     node: Node, make: Callable[..., Node] | None, names: tuple[str, ...], values: list[Any]
 ) -> Node:
@@ -179,50 +194,44 @@ def _rebuilt(
     return make(*values)
 
 
-def _strip(node: Node, done: dict[int, Node]) -> Node:
-    """``node`` without trivia, sharing every subtree that has none (``node`` itself if so).
+class _Strip:
+    """Removes trivia, sharing every subtree that has none.
 
     ``done`` holds the result for each node of a tuple already stripped, by identity: the
     parser shares one node between identical lines, and a tree may repeat subtrees.
     """
-    cls = type(node)
-    make, names, holding, trivia = _PLANS.get(cls) or _plan_of(cls)
-    values: list[Any] | None = None
-    for i in holding:
-        value = getattr(node, names[i])
-        if isinstance(value, Node):
-            new: object = _strip(value, done)
-        elif isinstance(value, tuple) and value:
-            new = _strip_many(value, done)
-        else:
-            continue
-        if new is not value:
+
+    def __init__(self) -> None:
+        self.done: dict[int, Node] = {}
+
+    def node(self, node: Node, owner: object = None, name: str = "") -> Node:
+        """``node`` without trivia (``node`` itself if it has none anywhere)."""
+        make, names, holding, trivia = _PLANS.get(type(node)) or _plan_of(type(node))
+        values = _new_children(node, names, holding, self.node, self.many)
+        if trivia >= 0 and getattr(node, names[trivia]) is not None:
             if values is None:
                 values = [getattr(node, n) for n in names]
-            values[i] = new
-    if trivia >= 0 and getattr(node, names[trivia]) is not None:
-        if values is None:
-            values = [getattr(node, n) for n in names]
-        values[trivia] = None
-    return node if values is None else _rebuilt(node, make, names, values)
+            values[trivia] = None
+        return node if values is None else _rebuilt(node, make, names, values)
 
-
-def _strip_many(value: tuple[object, ...], done: dict[int, Node]) -> tuple[object, ...]:
-    items: list[object] | None = None
-    for i, v in enumerate(value):
-        if isinstance(v, Node):
-            new: object = done.get(id(v))
-            if new is None:
-                new = done[id(v)] = _strip(v, done)
-        elif isinstance(v, tuple) and v:
-            new = _strip_many(v, done)
-        else:
-            continue
-        if new is not v:
-            if items is None:
-                items = list(value)
-            items[i] = new
-    return value if items is None else tuple(items)
+    def many(self, value: tuple[object, ...]) -> tuple[object, ...]:
+        """The tuple with each node stripped (``value`` itself when none changed)."""
+        items: list[object] | None = None
+        done = self.done
+        for i, v in enumerate(value):
+            if isinstance(v, Node):
+                new: object = done.get(id(v))
+                if new is None:
+                    new = done[id(v)] = self.node(v)
+            elif isinstance(v, tuple) and v:
+                new = self.many(v)
+            else:
+                continue
+            if new is not v:
+                if items is None:
+                    items = list(value)
+                items[i] = new
+        return value if items is None else tuple(items)
 
 
 def strip_trivia(node: N) -> N:
@@ -230,7 +239,7 @@ def strip_trivia(node: N) -> N:
 
     Subtrees without trivia are shared with ``node``, not copied.
     """
-    return cast("N", _strip(node, {}))
+    return cast("N", _Strip().node(node))
 
 
 def structurally_equal(a: Node, b: Node) -> bool:
