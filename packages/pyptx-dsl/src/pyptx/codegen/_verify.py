@@ -18,7 +18,7 @@ from pyptx.ir import Module
 from pyptx.parser import parse, with_spans
 
 from .alpha import AlphaResult, alpha_equivalent
-from .renames import sharing_index
+from .pipeline import Pass, run_passes
 
 __all__ = ["checked_passes", "emitted_equivalent"]
 
@@ -54,7 +54,7 @@ def emitted_equivalent(code: str, module: Module) -> AlphaResult:
 
 def checked_passes(
     module: Module,
-    passes: Sequence[Callable[[Module], Module]],
+    passes: Sequence[Pass],
     generate: Callable[[Module], str],
     dropped: list[str] | None = None,
     filename: str = "<ptx>",
@@ -74,11 +74,7 @@ def checked_passes(
         one at a time in order; ``None`` when not even ``generate(module)`` checks (the
         caller then writes plain code, which re-emits the input byte for byte).
     """
-    out = module
-    with sharing_index():  # consecutive renaming passes share their name index
-        for p in passes:
-            out = p(out)
-    code = generate(out)
+    code = generate(run_passes(module, passes))
     if emitted_equivalent(code, module):
         return code
     # The failure path only: the input with spans, so that reasons say where.
