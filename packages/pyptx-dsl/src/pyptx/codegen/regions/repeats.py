@@ -160,24 +160,21 @@ class FoldRepeats:
         # replaced by a small number, so that comparing two is comparing two ints.
         shapes: dict[object, int] = {}
         info: list[tuple[object, list[tuple[str, str, int]]] | None] = []
-        ids: list[int] = []  # each statement's shape number; -1: not an instruction
         for s in stmts:
             if isinstance(s, Instruction):
                 shape, its_leaves = instruction_leaves(s)
-                number = shapes.setdefault(shape, len(shapes))
-                info.append((number, its_leaves))
-                ids.append(number)
+                info.append((shapes.setdefault(shape, len(shapes)), its_leaves))
             else:
                 info.append(None)
-                ids.append(-1)
         out: list[Node] = []
         j = 0
         n = len(stmts)
         while j < n:
             best: tuple[int, int, tuple[tuple[Leaf, ...], ...]] | None = None
-            here = ids[j]
-            for p in range(1, self.max_period + 1) if here >= 0 else ():
-                if j + p * self.min_count > n or ids[j + p] != here:
+            head = info[j]
+            for p in range(1, self.max_period + 1) if head is not None else ():
+                after = info[j + p] if j + p * self.min_count <= n else None
+                if after is None or after[0] != head[0]:  # type: ignore[index]
                     continue  # too short, or the first statement does not repeat after p
                 found = self._run(info, j, p)
                 if found and (best is None or found[0] * p > best[0] * best[1]):
@@ -197,11 +194,11 @@ class FoldRepeats:
     def _run(
         self, info: list[tuple[object, list[tuple[str, str, int]]] | None], j: int, p: int
     ) -> tuple[int, tuple[tuple[Leaf, ...], ...]] | None:
-        if j + p * self.min_count > len(info):
-            return None
-        head, next_head = info[j], info[j + p]
-        if head is None or next_head is None or head[0] != next_head[0]:
-            return None  # the first statement does not repeat after p: no run
+        """The longest run of period ``p`` starting at ``j``, if it qualifies.
+
+        The caller has checked that ``p * min_count`` statements fit and that the first
+        statement repeats after ``p``.
+        """
         first = info[j : j + p]
         if any(x is None for x in first):
             return None
