@@ -91,8 +91,6 @@ _LOOKUP_ORDER: dict[type, tuple[str, ...]] = {
 }
 """The namespaces a reference node's name is looked up in, in order."""
 
-_REGISTER_LOOKUP = _LOOKUP_ORDER[Register]
-
 _REFERENCE_LOOKUP: dict[type, tuple[str, ...]] = {
     **{t: _LOOKUP_ORDER[t] for t in (Register, Symbol, LabelRef)},
     Label: (_LABEL,),
@@ -388,15 +386,12 @@ class _Checker:
         self.declarator(pa.declarator, pb.declarator, (_SYM,))
 
     def instruction(self, x: Instruction, y: Instruction) -> None:
-        """Compare two instructions: bare registers and numbers directly, the rest by node."""
+        """Compare two instructions: the mnemonic at once, then operand by operand."""
         if x.opcode != y.opcode or x.modifiers != y.modifiers or len(x.operands) != len(y.operands):
             self.fields(x, y)  # finds and reports the difference
             return
         for ox, oy in zip(x.operands, y.operands, strict=True):
-            if type(ox) is Register and type(oy) is Register:
-                self.names(ox.name, oy.name, _REGISTER_LOOKUP)
-            elif type(ox) is not Immediate or ox != oy:
-                self.node(ox, oy)
+            self.node(ox, oy)
         self.value(x.predicate, y.predicate, "predicate")
 
     def address(self, x: Address, y: Address) -> None:
