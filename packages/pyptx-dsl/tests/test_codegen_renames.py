@@ -572,8 +572,8 @@ def _index_fields(index: object) -> tuple[object, ...]:
 def test_handed_over_index_is_the_index_of_the_result(path: Path) -> None:
     # Each renaming pass hands the next the index of its result, derived from its own
     # index; it must be exactly what indexing the result afresh gives.
+    from pyptx.codegen._naming import NameIndex, sharing_index
     from pyptx.codegen.pipeline import SUGAR_PASSES
-    from pyptx.codegen.renames import _Index, sharing_index
 
     for passes in (PASSES, SUGAR_PASSES[:3]):
         module = parse(read(path))
@@ -581,20 +581,20 @@ def test_handed_over_index_is_the_index_of_the_result(path: Path) -> None:
             for p in passes:
                 before = module
                 module = p(module)
-                handed = _Index.for_pass(module)
-                assert handed is _Index.for_pass(module)  # the hand-off, not a new index
-                assert _index_fields(handed) == _index_fields(_Index.of(module)), p.name
+                handed = NameIndex.for_pass(module)
+                assert handed is NameIndex.for_pass(module)  # the hand-off, not a new index
+                assert _index_fields(handed) == _index_fields(NameIndex.of(module)), p.name
                 if module is not before:
-                    assert _Index.for_pass(before) is not handed
+                    assert NameIndex.for_pass(before) is not handed
 
 
 def test_index_is_handed_over_only_inside_the_block() -> None:
-    from pyptx.codegen.renames import _Index, sharing_index
+    from pyptx.codegen._naming import NameIndex, sharing_index
 
     module = parse(read(CORPUS / "public" / "minimal.ptx"))
     out = ShortenLabels()(module)
-    assert _Index.for_pass(out) is not _Index.for_pass(out)  # indexed afresh each time
+    assert NameIndex.for_pass(out) is not NameIndex.for_pass(out)  # indexed afresh each time
     with sharing_index():
         out = ShortenLabels()(module)
-        assert _Index.for_pass(out) is _Index.for_pass(out)
-    assert _Index.for_pass(out) is not _Index.for_pass(out)
+        assert NameIndex.for_pass(out) is NameIndex.for_pass(out)
+    assert NameIndex.for_pass(out) is not NameIndex.for_pass(out)
