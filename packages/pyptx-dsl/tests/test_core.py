@@ -249,7 +249,15 @@ def test_raw_is_parsed_and_errors_point_at_the_caller(assemble) -> None:  # type
         bad.ptx()
     msg = str(info.value)
     assert "test_core.py" in msg and "expected ',' or ';'" in msg
+    assert "(line 1 of the raw text: 'mov.b32 %r1 7;')" in msg
     assert "pyptx/dsl" not in msg
+
+    @kernel
+    def bad_third_line() -> None:
+        ptx.raw("mov.b32 %r1, 7;\nmov.b32 %r2, 8;\nmov.b32 %r3 9;")
+
+    with pytest.raises(PtxDslError, match=r"\(line 3 of the raw text: 'mov\.b32 %r3 9;'\)"):
+        bad_third_line.ptx()
 
 
 @pytest.mark.parametrize(

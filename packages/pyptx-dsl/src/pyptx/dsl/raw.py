@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 
-from pyptx.ir import Instruction, Label, Node, StateSpace, VariableDecl, walk
-from pyptx.parser import PtxSyntaxError, parse
+from pyptx.ir import Instruction, Label, StateSpace, VariableDecl, walk
+from pyptx.parser import PtxSyntaxError
 
 from ._trace import current
 from .errors import PtxDslError, user_location
+from .verbatim import BODY_LINE_OFFSET, body_statements
 
 __all__ = ["raw"]
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(text: str, arch: str) -> tuple[Node, ...]:
-    """The statements of ``text`` without trivia (cached: transpiled code repeats ``.loc``).
-
-    Raises:
-        PtxDslError: the text is not well-formed PTX statements (never cached).
-    """
-    wrapped = f".version 9.0\n.target {arch}\n.entry __raw__()\n{{\n{text}\n}}\n"
-    try:
-        module = parse(wrapped, "<ptx.raw>")
-    except PtxSyntaxError as e:
-        raise PtxDslError(
-            f"ptx.raw: {e.message} (line {e.line - 4} of the raw text: {e.source_line.strip()!r})"
-        ) from None
-    return tuple(s.without_trivia() for s in module.functions[0].statements)
 
 
 def raw(text: str) -> None:
@@ -44,7 +27,13 @@ def raw(text: str) -> None:
     if not isinstance(text, str):
         raise PtxDslError(f"ptx.raw takes PTX text as str, got {type(text).__name__}")
     trace = current()
-    statements = _parse(text, trace.arch)
+    try:
+        statements = body_statements(text)  # cached: transpiled code repeats ``.loc`` lines
+    except PtxSyntaxError as e:
+        line = e.line - BODY_LINE_OFFSET
+        raise PtxDslError(
+            f"ptx.raw: {e.message} (line {line} of the raw text: {e.source_line.strip()!r})"
+        ) from None
     for decl in (n for s in statements for n in walk(s)):
         if isinstance(decl, VariableDecl) and decl.state_space is StateSpace.REG and decl.type:
             for d in decl.declarators:

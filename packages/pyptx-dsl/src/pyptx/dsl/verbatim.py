@@ -114,19 +114,33 @@ def _parse_error(what: str, e: PtxSyntaxError, text: str) -> PtxDslError:
     return PtxDslError(f"{what}: {e.message} in {text!r}")
 
 
+BODY_LINE_OFFSET = 2
+"""Lines before the text in the wrapper :func:`body_statements` parses (a
+:class:`~pyptx.parser.PtxSyntaxError`'s line minus this is the line of the text)."""
+
+
 @functools.lru_cache(maxsize=4096)
-def parse_statements(text: str) -> tuple[Node, ...]:
+def body_statements(text: str) -> tuple[Node, ...]:
     """Parse function-body PTX statements (trivia dropped); cached by text.
+
+    Raises:
+        PtxSyntaxError: the text is not well-formed PTX statements (never cached); its line
+            counts :data:`BODY_LINE_OFFSET` wrapper lines first.
+    """
+    module = parse(f".entry __pyptx_verbatim__()\n{{\n{text}\n}}\n", "<ptx>")
+    return tuple(s.without_trivia() for s in module.functions[0].statements)
+
+
+def parse_statements(text: str) -> tuple[Node, ...]:
+    """:func:`body_statements`, with a malformed text reported as a DSL error.
 
     Raises:
         PtxDslError: the text is not well-formed PTX statements.
     """
-    wrapped = f".entry __pyptx_verbatim__()\n{{\n{text}\n}}\n"
     try:
-        module = parse(wrapped, "<ptx>")
+        return body_statements(text)
     except PtxSyntaxError as e:
         raise _parse_error("malformed PTX", e, text) from None
-    return tuple(s.without_trivia() for s in module.functions[0].statements)
 
 
 def _handles(decl: VariableDecl) -> list[object]:
