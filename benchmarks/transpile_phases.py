@@ -20,10 +20,8 @@ the best of ``--repeat`` passes over all files.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import tempfile
 import time
 import types
 from collections.abc import Callable
@@ -34,7 +32,7 @@ for src in ("packages/pyptx-ir/src", "packages/pyptx-parser/src", "packages/pypt
     sys.path.insert(0, str(REPO / src))
 
 from parse_throughput import machine_header  # noqa: E402
-from transpile_vs_seed import _run  # noqa: E402
+from transpile_vs_seed import shared_files  # noqa: E402
 
 from pyptx.codegen import _api  # noqa: E402
 from pyptx.codegen._check import passes_checks  # noqa: E402
@@ -76,16 +74,6 @@ def _phases(text: str, times: dict[str, float]) -> None:
         timed("alpha-equivalence", lambda: alpha_equivalent(module, parse(emit(traced))))
 
 
-def _shared_files(seed_python: str, paths: list[str]) -> list[str]:
-    """The files of ``paths`` that both the seed system and this checkout transpile."""
-    with tempfile.TemporaryDirectory() as tmp:
-        listing = Path(tmp) / "files.json"
-        listing.write_text(json.dumps(paths))
-        seed_ok = _run(seed_python, listing, "accepts", 1, ours=False)
-        ours_ok = set(_run(sys.executable, listing, "accepts", 1, ours=True))  # type: ignore[arg-type]
-    return [p for p in seed_ok if p in ours_ok]  # type: ignore[union-attr]
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the measurement; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -95,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     paths = [str(p) for p in sorted(Path(args.corpus).rglob("*.ptx"))]
     if args.seed_python:
-        paths = _shared_files(args.seed_python, paths)
+        paths = shared_files(args.seed_python, paths)
     texts = [Path(p).read_text(encoding="utf-8") for p in paths]
     size = sum(len(t.encode()) for t in texts) / 1e6
     best: dict[str, float] = {}

@@ -104,6 +104,16 @@ def _run(
     return json.loads(result.stdout.splitlines()[-1])
 
 
+def shared_files(seed_python: str, paths: list[str]) -> list[str]:
+    """The files of ``paths`` that both the seed system and this checkout transpile."""
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "files.json"
+        listing.write_text(json.dumps(paths))
+        seed_ok = _run(seed_python, listing, "accepts", 1, ours=False)
+        ours_ok = set(_run(sys.executable, listing, "accepts", 1, ours=True))  # type: ignore[arg-type]
+    return [p for p in seed_ok if p in ours_ok]  # type: ignore[union-attr]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the comparison; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -129,12 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(f"no .ptx files under {args.corpus}", file=sys.stderr)
         return 2
+    common = shared_files(args.seed_python, paths)
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "files.json"
-        listing.write_text(json.dumps(paths))
-        seed_ok = _run(args.seed_python, listing, "accepts", 1, ours=False)
-        ours_ok = set(_run(sys.executable, listing, "accepts", 1, ours=True))  # type: ignore[arg-type]
-        common = [p for p in seed_ok if p in ours_ok]  # type: ignore[union-attr]
         listing.write_text(json.dumps(common))
         size = sum(Path(p).stat().st_size for p in common) / 1e6
         print(f"{len(common)} of {len(paths)} files both systems transpile ({size:.2f} MB)")
