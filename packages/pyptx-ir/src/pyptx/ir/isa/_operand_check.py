@@ -34,34 +34,43 @@ from ._model import Form, OperandKind, OperandSpec, Width
 __all__: list[str] = []
 
 
+_NAME_KINDS = OperandKind.SYMBOL | OperandKind.LABEL | OperandKind.REGISTER
+"""What a bare name may stand for: a variable, a label, or a register parameter of the
+function (``.reg .b32 x``), which the parser cannot tell from a variable."""
+
+_ACCEPTED_BY: dict[type, OperandKind] = {
+    Register: OperandKind.REGISTER | OperandKind.PREDICATE,
+    SpecialRegister: OperandKind.REGISTER | OperandKind.PREDICATE,
+    Immediate: OperandKind.IMMEDIATE,
+    Symbol: _NAME_KINDS,
+    LabelRef: _NAME_KINDS,
+    BinaryExpr: OperandKind.IMMEDIATE | OperandKind.SYMBOL,
+    UnaryExpr: OperandKind.IMMEDIATE | OperandKind.SYMBOL,
+    ParenExpr: OperandKind.IMMEDIATE | OperandKind.SYMBOL,
+    Address: OperandKind.ADDRESS,
+    VectorOperand: OperandKind.VECTOR,
+    Sink: OperandKind.SINK,
+    PredPair: OperandKind.PRED_PAIR,
+    ParenList: OperandKind.PARAM_LIST,
+}
+"""For each operand node class, the operand kinds of which one must be allowed."""
+
+
 def _kind_ok(node: Operand, op: OperandSpec) -> bool:
-    k = op.kinds
-    if isinstance(node, Register | SpecialRegister):
-        return bool(k & (OperandKind.REGISTER | OperandKind.PREDICATE))
-    if isinstance(node, Immediate):
-        return bool(k & OperandKind.IMMEDIATE)
-    if isinstance(node, Symbol | LabelRef):
-        # A bare name may also be a register parameter of the function (``.reg .b32 x``),
-        # which the parser cannot tell from a variable.
-        if k & (OperandKind.SYMBOL | OperandKind.LABEL | OperandKind.REGISTER):
-            return True
-        # Predefined constants such as WARP_SZ stand for numbers.
-        return bool(k & OperandKind.IMMEDIATE) and node.name == "WARP_SZ"
-    if isinstance(node, BinaryExpr | UnaryExpr | ParenExpr):
-        return bool(k & (OperandKind.IMMEDIATE | OperandKind.SYMBOL))
-    if isinstance(node, Address):
-        return bool(k & OperandKind.ADDRESS)
-    if isinstance(node, VectorOperand):
-        return bool(k & OperandKind.VECTOR)
-    if isinstance(node, Sink):
-        return bool(k & OperandKind.SINK)
-    if isinstance(node, PredPair):
-        return bool(k & OperandKind.PRED_PAIR)
-    if isinstance(node, ParenList):
-        return bool(k & OperandKind.PARAM_LIST)
-    if isinstance(node, Negated):
-        return op.negatable and _kind_ok(node.operand, op)
-    return False
+    cls = type(node)
+    if cls is Negated:
+        return op.negatable and _kind_ok(node.operand, op)  # type: ignore[union-attr]
+    accepted = _ACCEPTED_BY.get(cls)
+    if accepted is None:
+        return False
+    if op.kinds & accepted:
+        return True
+    # Predefined constants such as WARP_SZ stand for numbers.
+    return (
+        accepted is _NAME_KINDS
+        and node.name == "WARP_SZ"  # type: ignore[union-attr]
+        and bool(op.kinds & OperandKind.IMMEDIATE)
+    )
 
 
 _KIND_WORDS = (
