@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/transpile_vs_seed.py --seed-python /path/to/seedvenv/bin/python
-        [CORPUS_DIR] [--rounds 2] [--repeat 2] [--unchecked]
+        [CORPUS_DIR] [--rounds 2] [--repeat 2] [--unchecked] [--cold]
 
 Without ``--seed-python`` (or ``PYPTX_SEED_PYTHON``) it prints why and exits 0.
 
@@ -17,7 +17,10 @@ sugar=False)`` and ``sugar=True``, the same call in both systems). It prints MB/
 and mode for every round, and this checkout's speed as a multiple of the seed's. With
 ``--unchecked`` it also times this checkout's sugar without the self-check that proves the
 sugared Python (the same passes and rendering, called directly), beside the seed's sugar,
-which checks nothing.
+which checks nothing. With ``--cold`` each system and mode runs in a fresh process, one
+pass over the files: no cache is warm from an earlier pass over the same files, as when each
+file is transpiled once (this checkout caches ISA verdicts by instruction shape, so its
+warm figures are higher; the seed system's do not change).
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = [str(p) for p in sorted((REPO / "packages").glob("*/src"))]
 
-# Runs in the measured interpreter: argv = files.json, mode ("accepts" or "time"), repeat,
-# and "unchecked" to also time this checkout's sugar without its self-check.
+# Runs in the measured interpreter: argv = files.json, "accepts" or "time", repeat, and the
+# modes to time, comma-separated: plain, sugar, unchecked (this checkout's sugar without its
+# self-check).
 _WORKER = r"""
 import json, sys, time
 from pathlib import Path
@@ -52,48 +56,47 @@ if sys.argv[2] == "accepts":
         ok.append(f)
     print(json.dumps(ok))
 else:
-    out = {}
-    size = sum(len(t.encode()) for t in texts) / 1e6
-    for sugar in (False, True):
-        best = float("inf")
-        for _ in range(int(sys.argv[3])):
-            t0 = time.perf_counter()
-            for t in texts:
-                ptx_to_python(t, sugar=sugar)
-            best = min(best, time.perf_counter() - t0)
-        out["sugar" if sugar else "plain"] = size / best
-    if sys.argv[4] == "unchecked":  # this checkout's sugar without its self-check
+
+    def unchecked(text):
         from pyptx.codegen import _api
         from pyptx.codegen.pipeline import SUGAR_PASSES, run_passes
         from pyptx.parser import parse
 
-        def unchecked(text):
+        def run():
             module = parse(text)
             sugared = run_passes(module, SUGAR_PASSES)
             names = _api._readable_function_names(module, sugared, {})
             return _api.module_to_python(sugared, python_names=names, compact=True)
 
+        return _api._collector_paused(run)
+
+    modes = {
+        "plain": lambda t: ptx_to_python(t, sugar=False),
+        "sugar": lambda t: ptx_to_python(t, sugar=True),
+        "unchecked": unchecked,
+    }
+    out = {}
+    size = sum(len(t.encode()) for t in texts) / 1e6
+    for mode in sys.argv[4].split(","):
         best = float("inf")
         for _ in range(int(sys.argv[3])):
             t0 = time.perf_counter()
             for t in texts:
-                _api._collector_paused(unchecked, t)
+                modes[mode](t)
             best = min(best, time.perf_counter() - t0)
-        out["unchecked"] = size / best
+        out[mode] = size / best
     print(json.dumps(out))
 """
 
 
-def _run(
-    python: str, files: Path, mode: str, repeat: int, ours: bool, unchecked: bool = False
-) -> object:
+def _run(python: str, files: Path, what: str, repeat: int, ours: bool, modes: str = "") -> object:
     env = dict(os.environ)
     if ours:  # this checkout's sources first; the seed interpreter gets a clean path
         env["PYTHONPATH"] = os.pathsep.join(SOURCES)
     else:
         env.pop("PYTHONPATH", None)
     result = subprocess.run(
-        [python, "-c", _WORKER, str(files), mode, str(repeat), "unchecked" if unchecked else "-"],
+        [python, "-c", _WORKER, str(files), what, str(repeat), modes],
         capture_output=True,
         text=True,
         env=env,
@@ -102,6 +105,19 @@ def _run(
     if result.returncode != 0:
         raise SystemExit(f"{python} failed:\n{result.stderr}")
     return json.loads(result.stdout.splitlines()[-1])
+
+
+def _time(
+    python: str, files: Path, modes: list[str], args: argparse.Namespace, ours: bool
+) -> dict[str, float]:
+    """MB/s of each mode: in one process (best of ``--repeat`` passes), or with ``--cold`` in
+    a fresh process per mode (one pass)."""
+    if not args.cold:
+        return _run(python, files, "time", args.repeat, ours, ",".join(modes))  # type: ignore[return-value]
+    out: dict[str, float] = {}
+    for mode in modes:
+        out.update(_run(python, files, "time", 1, ours, mode))  # type: ignore[arg-type]
+    return out
 
 
 def shared_files(seed_python: str, paths: list[str]) -> list[str]:
@@ -131,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also time this checkout's sugar without the self-check that proves its output "
         "(the same passes and rendering, called directly; the seed system checks nothing)",
     )
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="time each system and mode in a fresh process, one pass (caches fill only from "
+        "the files themselves, as when each file is transpiled once); --repeat is ignored",
+    )
     args = ap.parse_args(argv)
     if not args.seed_python:
         print("skipped: no seed system (pass --seed-python or set PYPTX_SEED_PYTHON)")
@@ -145,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         listing.write_text(json.dumps(common))
         size = sum(Path(p).stat().st_size for p in common) / 1e6
         print(f"{len(common)} of {len(paths)} files both systems transpile ({size:.2f} MB)")
+        ours_modes = ["plain", "sugar", *(["unchecked"] if args.unchecked else [])]
         for r in range(1, args.rounds + 1):
-            seed = _run(args.seed_python, listing, "time", args.repeat, ours=False)
-            ours = _run(sys.executable, listing, "time", args.repeat, True, args.unchecked)
+            seed = _time(args.seed_python, listing, ["plain", "sugar"], args, ours=False)
+            ours = _time(sys.executable, listing, ours_modes, args, ours=True)
             for mode in ("plain", "sugar"):
                 s, o = seed[mode], ours[mode]  # type: ignore[index]
                 print(
