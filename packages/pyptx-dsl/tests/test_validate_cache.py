@@ -59,3 +59,24 @@ def test_cached_verdicts_match_the_table(path) -> None:  # type: ignore[no-untyp
                     cached_ok = False
                 undeclared_or_special = not cached_ok and not direct
                 assert cached_ok == (not direct) or undeclared_or_special, s.mnemonic
+
+
+def test_a_shape_passed_for_one_target_is_judged_again_for_another() -> None:
+    # One verdict per shape serves every target and version; each pair is judged on its own.
+    from pyptx.ir import Register, VectorOperand
+
+    fence = Instruction("fence", ("proxy", "async", "shared::cta"), ())
+    add = Instruction(
+        "add", ("rn", "f16x2"), (Register("%r1"), Register("%r2"), VectorOperand(()))
+    )
+    hopper = Trace("k", "sm_90a", (8, 0))
+    hopper.reg_types.update({"%r1": PtxType.B32, "%r2": PtxType.B32})
+    check_instruction(hopper, fence)
+    for arch, version in (("sm_80", (8, 0)), ("sm_90a", (7, 8))):
+        with pytest.raises(PtxDslError, match="fence.proxy.async"):
+            check_instruction(Trace("k", arch, version), fence)
+    check_instruction(Trace("k", "sm_100a", (8, 7)), fence)
+    # A shape that fails everywhere fails every time, with its message.
+    for _ in range(2):
+        with pytest.raises(PtxDslError, match="operand 2"):
+            check_instruction(hopper, add)

@@ -23,8 +23,19 @@ from pyptx.ir import (
     TARGETS,
     Instruction,
     Module,
+    PtxType,
 )
-from pyptx.ir.isa import SPECS, DiagnosticCode, check, check_module, lookup, requirements
+from pyptx.ir.isa import (
+    SPECS,
+    DiagnosticCode,
+    check,
+    check_module,
+    lookup,
+    requirements,
+    shape_key,
+    verdict,
+)
+from pyptx.ir.isa._module_check import _register_types
 from pyptx.parser import parse
 
 ACCEPTED = [p for p in corpus_files() if corpus_id(p) not in ptxas_rejects()]
@@ -77,6 +88,59 @@ def test_corpus_opcode_coverage(record_property: Callable[[str, object], None]) 
     record_property("isa_coverage", f"{covered}/{total}")
     assert total > 100_000
     assert covered / total >= 0.99, f"uncovered mnemonics: {sorted(missing)[:30]}"
+
+
+# ------------------------------------------------------------------------ verdicts and shapes
+
+_JUDGED_UNDER = tuple(
+    (t, v)
+    for t in ("sm_70", "sm_80", "sm_90a", "sm_100a", "sm_120a")
+    for v in ((7, 0), (8, 0), (8, 6), (9, 2))
+)
+
+
+@pytest.mark.parametrize("path", corpus_files()[::6], ids=corpus_id)
+def test_verdicts_and_shape_keys_agree_with_check(path: Path) -> None:
+    # Group each function's instructions by shape_key, with the declared register types and
+    # with every register retyped .b16 (so that many fail). Under 20 targets and versions,
+    # the first and last instruction of each group get exactly check()'s pass/fail, and the
+    # group's verdict() says the same.
+    module = _module(path)
+    judged = disagreed = 0
+    problems: list[str] = []
+    for fn in module.functions:
+        if fn.body is None:
+            continue
+        types = _register_types(fn)
+        retyped = dict.fromkeys(types, PtxType.B16)
+        for reg_type in (types.get, retyped.get):
+            groups: dict[object, list[Instruction]] = {}
+            for s in fn.body.walk_statements():
+                if isinstance(s, Instruction):
+                    groups.setdefault(shape_key(s, reg_type), []).append(s)
+            for group in groups.values():
+                said = verdict(group[0], reg_type=reg_type)
+                for insn in {id(group[0]): group[0], id(group[-1]): group[-1]}.values():
+                    for target, version in _JUDGED_UNDER:
+                        judged += 1
+                        passes = not check(insn, target=target, version=version, reg_type=reg_type)
+                        if passes != said.passes(target, version):
+                            disagreed += 1
+                            problems.append(f"{emit(insn).strip()} on {target} {version}")
+    assert judged > 0
+    assert not disagreed, f"{disagreed} of {judged} disagree: {problems[:10]}"
+
+
+def test_verdict_of_an_instruction_the_table_rejects() -> None:
+    for insn, target, version, _ in _distinct():
+        for bad in (
+            replace(insn, modifiers=(*insn.modifiers, "bogus")),
+            replace(insn, operands=insn.operands[:-1]),
+        ):
+            said = verdict(bad)
+            assert said.passes(target, version) == (not check(bad, target=target, version=version))
+    with pytest.raises(ValueError, match="unknown PTX target"):
+        verdict(_distinct()[0][0]).passes("sm_1", (8, 0))
 
 
 # ------------------------------------------------------------------------ mutations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from pyptx.ir import (
     Address,
@@ -21,6 +21,9 @@ from pyptx.ir import (
 )
 
 from .errors import PtxDslError
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 __all__ = [
     "LATEST_PTX",
@@ -66,6 +69,17 @@ LATEST_PTX = (9, 2)
 the emitted ``.version`` is then lowered to the least every instruction and the target need."""
 
 
+class _Bounded(dict[_K, _V]):
+    """A dict that empties itself rather than grow past ``limit`` entries."""
+
+    limit = 1 << 16
+
+    def __setitem__(self, key: _K, value: _V) -> None:
+        if len(self) >= self.limit:
+            self.clear()
+        super().__setitem__(key, value)
+
+
 def check_instruction(trace: TraceFacts, insn: Instruction) -> None:
     """Raise at the user's line if ``insn`` breaks the ISA table for this kernel's target.
 
@@ -90,22 +104,25 @@ def check_instruction(trace: TraceFacts, insn: Instruction) -> None:
             )
     version = trace.version or LATEST_PTX
     reg_type = trace.reg_types.get
-    key = (trace.arch, version, isa.shape_key(insn, reg_type))
+    shape = isa.shape_key(insn, reg_type)
+    key = (trace.arch, version, shape)
     if key in _PASSED:
         return
-    diags = isa.check(insn, target=trace.arch, version=version, reg_type=reg_type)
-    if diags:
+    said = _VERDICTS.get(shape)
+    if said is None:
+        said = _VERDICTS[shape] = isa.verdict(insn, reg_type=reg_type)
+    if not said.passes(trace.arch, version):
+        diags = isa.check(insn, target=trace.arch, version=version, reg_type=reg_type)
         raise PtxDslError(f"{insn.mnemonic}: {diags[0].message}")
-    if len(_PASSED) >= _PASSED_LIMIT:
-        _PASSED.clear()
     _PASSED[key] = None
 
 
-# Instruction shapes (isa.shape_key, with target and version) the table passed: a kernel or a
-# transpiled file repeats a few hundred shapes over thousands of instructions. Only passes
-# are remembered; a failure is checked again for its message, which names the operands.
-_PASSED: dict[Hashable, None] = {}
-_PASSED_LIMIT = 1 << 16
+# Instruction shapes (isa.shape_key) with the target and version that passed them, and each
+# shape's isa.verdict: a kernel or a transpiled file repeats a few hundred shapes over
+# thousands of instructions, and files of other targets repeat most of them again. A failure
+# is checked again for its message, which names the operands.
+_PASSED: _Bounded[Hashable, None] = _Bounded()
+_VERDICTS: _Bounded[Hashable, isa.Verdict] = _Bounded()
 
 
 def _plainly_declared(insn: Instruction, declared: Mapping[str, object]) -> bool:

@@ -19,7 +19,17 @@ Example::
 
 from __future__ import annotations
 
-from ._check import Diagnostic, DiagnosticCode, Match, check, lookup, match, requirements
+from ._check import (
+    Diagnostic,
+    DiagnosticCode,
+    Match,
+    Verdict,
+    check,
+    lookup,
+    match,
+    requirements,
+    verdict,
+)
 from ._model import (
     DOC_BASE,
     Form,
@@ -49,6 +59,7 @@ __all__ = [
     "OperandKind",
     "OperandSpec",
     "Requirements",
+    "Verdict",
     "Width",
     "check",
     "check_module",
@@ -57,4 +68,5 @@ __all__ = [
     "match",
     "requirements",
     "shape_key",
+    "verdict",
 ]

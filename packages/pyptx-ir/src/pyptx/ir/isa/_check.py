@@ -31,7 +31,17 @@ from ._model import (
 from ._operand_check import _check_operands, _layout, _operand_type
 from ._registry import INDEX
 
-__all__ = ["Diagnostic", "DiagnosticCode", "Match", "check", "lookup", "match", "requirements"]
+__all__ = [
+    "Diagnostic",
+    "DiagnosticCode",
+    "Match",
+    "Verdict",
+    "check",
+    "lookup",
+    "match",
+    "requirements",
+    "verdict",
+]
 
 
 def lookup(
@@ -311,6 +321,64 @@ def check(
     _check_gates([*m.gates, *_operand_gates(insn, m, layout)], info, version, out)
     _check_operands(insn, m, ops, layout, reg_type, out)
     return _located(out, insn.span)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether :func:`check` passes an instruction, for every target and version at once.
+
+    Everything :func:`check` judges apart from the kernel's ``.target`` and ``.version``
+    (modifiers, operand kinds, counts, values and register widths) is decided once; what is
+    left is the list of gates the instruction needs, each judged on its own as
+    :func:`check` does. A caller checking the same instruction shapes under many targets
+    (a transpiler over many files) keeps one verdict per :func:`shape_key`.
+
+    Attributes:
+        well_formed: whether the instruction fits the table whatever the target; when it
+            does not, :func:`check` reports a problem for every target and version.
+        gates: what the instruction, its form, its modifiers, operands and special
+            registers each need (empty when not ``well_formed``).
+    """
+
+    well_formed: bool
+    gates: tuple[Gate, ...] = ()
+
+    def passes(self, target: str, version: tuple[int, int]) -> bool:
+        """Whether :func:`check` finds nothing for this ``.target`` and ``.version``.
+
+        Raises:
+            ValueError: ``target`` is not a known ``sm_XX`` target.
+        """
+        info = TARGETS.get(target)
+        if info is None:
+            raise ValueError(f"unknown PTX target {target!r}; expected a name such as 'sm_90a'")
+        return self.well_formed and all(g.allows(info) and version >= g.ptx for g in self.gates)
+
+
+_ILL_FORMED = Verdict(False)
+
+
+def verdict(insn: Instruction, *, reg_type: RegType | None = None) -> Verdict:
+    """Judge an instruction once for every target and version (see :class:`Verdict`).
+
+    ``verdict(insn, reg_type=t).passes(target, version)`` is true exactly when
+    ``check(insn, target=target, version=version, reg_type=t)`` is empty; no messages are
+    built, so a failure is asked of :func:`check` for its diagnostics.
+
+    Args:
+        insn: the instruction.
+        reg_type: declared register types, as for :func:`check`.
+    """
+    m = _match(insn.opcode, insn.modifiers)
+    if m.spec is None or m.form is None:
+        return _ILL_FORMED
+    m, ops, layout = _layout(insn, m, reg_type)
+    problems: list[Diagnostic] = []
+    _check_operands(insn, m, ops, layout, reg_type, problems)
+    if problems:
+        return _ILL_FORMED
+    pieces = [*m.gates, *_operand_gates(insn, m, layout)]
+    return Verdict(True, tuple(dict.fromkeys(g for _, g in pieces if g != NO_GATE)))
 
 
 def _located(diags: Sequence[Diagnostic], span: Span | None) -> tuple[Diagnostic, ...]:

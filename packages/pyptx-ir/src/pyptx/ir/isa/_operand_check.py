@@ -262,7 +262,6 @@ def _check_register(
     node: Operand,
     want: PtxType | None,
     op: OperandSpec,
-    label: str,
     reg_type: RegType,
 ) -> str | None:
     """The problem with a register's declared type, if any."""
@@ -276,7 +275,7 @@ def _check_register(
     want_pred = want is PtxType.PRED
     if want_pred != (have is PtxType.PRED):
         exp = "a .pred register" if want_pred else f"a {_want_bits(want, op)}-bit register"
-        return f"{label} expects {exp}, but {node.name} is declared {have.ptx}"
+        return f"expects {exp}, but {node.name} is declared {have.ptx}"
     if want_pred or have.kind is TypeKind.OPAQUE:
         return None
     bits = _want_bits(want, op)
@@ -284,18 +283,15 @@ def _check_register(
         if have.bits >= bits:
             return None
         return (
-            f"{label} expects a register of at least {bits} bits for {want.ptx}, but"
+            f"expects a register of at least {bits} bits for {want.ptx}, but"
             f" {node.name} is declared {have.ptx}"
         )
     if have.bits == bits:
         return None
-    return (
-        f"{label} expects a {bits}-bit register for {want.ptx}, but {node.name} is declared"
-        f" {have.ptx}"
-    )
+    return f"expects a {bits}-bit register for {want.ptx}, but {node.name} is declared {have.ptx}"
 
 
-def _check_count(node: Operand, op: OperandSpec, m: _Match, label: str) -> str | None:
+def _check_count(node: Operand, op: OperandSpec, m: _Match) -> str | None:
     """The problem with a vector operand's size (or a tensor address's coordinates)."""
     count, why = _expected_count(op, m.slots)
     if count is None:
@@ -305,20 +301,20 @@ def _check_count(node: Operand, op: OperandSpec, m: _Match, label: str) -> str |
         coords = next((e for e in node.extra if isinstance(e, VectorOperand)), None)
         if coords is None or count <= 0 or len(coords.elements) == count:
             return None
-        return f"{label} expects {count} coordinates{why_text}, but got {len(coords.elements)}"
+        return f"expects {count} coordinates{why_text}, but got {len(coords.elements)}"
     if isinstance(node, VectorOperand):
         n = len(node.elements)
         if count == 0 and n != 1:
-            return f"{label} expects a single register{why_text}, but got a vector of {n}"
+            return f"expects a single register{why_text}, but got a vector of {n}"
         if count > 0 and n != count:
-            return f"{label} expects a vector of {count} elements{why_text}, but got {n}"
+            return f"expects a vector of {count} elements{why_text}, but got {n}"
         return None
     if count > 1 and isinstance(node, Register | PredPair | Immediate):
-        return f"{label} expects a vector of {count} elements{why_text}, but got {_describe(node)}"
+        return f"expects a vector of {count} elements{why_text}, but got {_describe(node)}"
     return None
 
 
-def _check_values(node: Operand, op: OperandSpec, m: _Match, label: str) -> str | None:
+def _check_values(node: Operand, op: OperandSpec, m: _Match) -> str | None:
     """The problem with an immediate outside the values the operand takes, if any."""
     allowed = op.values(m.slots) if op.values is not None else None
     if allowed is None:
@@ -333,8 +329,8 @@ def _check_values(node: Operand, op: OperandSpec, m: _Match, label: str) -> str 
         except ValueError:
             continue
         if value not in legal:
-            where = f" element {k}" if vector else ""
-            return f"{label}{where} must be {_spell_values(legal)}, but got {element.text}"
+            where = f"element {k} " if vector else ""
+            return f"{where}must be {_spell_values(legal)}, but got {element.text}"
     return None
 
 
@@ -379,7 +375,6 @@ def _check_operands(
     reg_type: RegType | None,
     out: list[Diagnostic],
 ) -> None:
-    mnemonic = insn.mnemonic
     nodes = insn.operands
     if layout is None:
         lo = sum(1 for op in ops if not op.optional)
@@ -392,22 +387,22 @@ def _check_operands(
         out.append(
             Diagnostic(
                 DiagnosticCode.OPERAND_COUNT,
-                f"{mnemonic} expects {expected} {noun}{names}, but got {len(nodes)}",
+                f"{insn.mnemonic} expects {expected} {noun}{names}, but got {len(nodes)}",
             )
         )
         return
     for i, (node, op) in enumerate(zip(nodes, layout, strict=True)):
-        label = f"{mnemonic} operand {i} ({op.name})"
         if not _kind_ok(node, op):
-            msg = f"{label} expects {_kind_words(op.kinds)}, but got {_describe(node)}"
-            out.append(Diagnostic(DiagnosticCode.OPERAND_KIND, msg, i))
+            msg = f"expects {_kind_words(op.kinds)}, but got {_describe(node)}"
+            out.append(Diagnostic(DiagnosticCode.OPERAND_KIND, _label(insn, i, op, msg), i))
             continue
-        problem = _check_count(node, op, m, label)
+        problem = _check_count(node, op, m)
         if problem is not None:
-            out.append(Diagnostic(DiagnosticCode.VECTOR_SIZE, problem, i))
-        problem = _check_values(node, op, m, label)
+            out.append(Diagnostic(DiagnosticCode.VECTOR_SIZE, _label(insn, i, op, problem), i))
+        problem = _check_values(node, op, m)
         if problem is not None:
-            out.append(Diagnostic(DiagnosticCode.IMMEDIATE_VALUE, problem, i))
+            msg = _label(insn, i, op, problem)
+            out.append(Diagnostic(DiagnosticCode.IMMEDIATE_VALUE, msg, i))
         if reg_type is None:
             continue
         want = _operand_type(op, m.slots)
@@ -424,6 +419,12 @@ def _check_operands(
         else:
             pairs = [(node, want)]
         for reg, ty in pairs:
-            problem = _check_register(reg, ty, op, label, reg_type)
+            problem = _check_register(reg, ty, op, reg_type)
             if problem is not None:
-                out.append(Diagnostic(DiagnosticCode.REGISTER_WIDTH, problem, i))
+                msg = _label(insn, i, op, problem)
+                out.append(Diagnostic(DiagnosticCode.REGISTER_WIDTH, msg, i))
+
+
+def _label(insn: Instruction, i: int, op: OperandSpec, problem: str) -> str:
+    """A problem with operand ``i``, prefixed with which operand it is."""
+    return f"{insn.mnemonic} operand {i} ({op.name}) {problem}"
