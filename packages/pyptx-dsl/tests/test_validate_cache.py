@@ -66,14 +66,12 @@ def test_a_shape_passed_for_one_target_is_judged_again_for_another() -> None:
     from pyptx.ir import Register, VectorOperand
 
     fence = Instruction("fence", ("proxy", "async", "shared::cta"), ())
-    add = Instruction(
-        "add", ("rn", "f16x2"), (Register("%r1"), Register("%r2"), VectorOperand(()))
-    )
+    add = Instruction("add", ("rn", "f16x2"), (Register("%r1"), Register("%r2"), VectorOperand(())))
     hopper = Trace("k", "sm_90a", (8, 0))
     hopper.reg_types.update({"%r1": PtxType.B32, "%r2": PtxType.B32})
     check_instruction(hopper, fence)
     for arch, version in (("sm_80", (8, 0)), ("sm_90a", (7, 8))):
-        with pytest.raises(PtxDslError, match="fence.proxy.async"):
+        with pytest.raises(PtxDslError, match=r"fence\.proxy\.async"):
             check_instruction(Trace("k", arch, version), fence)
     check_instruction(Trace("k", "sm_100a", (8, 7)), fence)
     # A shape that fails everywhere fails every time, with its message.

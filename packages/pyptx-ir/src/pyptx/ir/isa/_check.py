@@ -84,26 +84,27 @@ def _fit(
     filled: dict[str, tuple[str, ...]] = {}
     unplaced: list[tuple[str, ModifierGroup | None]] = []
     last_type = last_seq = -1
+    groups = form.groups
     for m in mods:
         taken: ModifierGroup | None = None
         is_type = PtxType.from_name(m) is not None
-        for i, g in enumerate(form.groups):
+        for i in form.slots_taking(m):
+            g = groups[i]
             if is_type and i < last_type:
                 continue
             if g.name in form.in_order:
-                if i < last_seq or not g.accepts(m):
+                if i < last_seq:
                     continue
                 last_seq = i
-            if g.accepts(m):
-                if is_type:
-                    last_type = i
-                if g.name not in filled:
-                    filled[g.name] = (m,)
-                    break
-                if g.repeat:
-                    filled[g.name] += (m,)
-                    break
-                taken = taken or g
+            if is_type:
+                last_type = i
+            if g.name not in filled:
+                filled[g.name] = (m,)
+                break
+            if g.repeat:
+                filled[g.name] += (m,)
+                break
+            taken = taken or g
         else:
             unplaced.append((m, taken))
     missing = [g for g in form.groups if g.required and g.name not in filled]

@@ -290,6 +290,21 @@ class Form:
     note: str = ""
     names: tuple[str, ...] = ()
     in_order: tuple[str, ...] = ()
+    _taking: dict[str, tuple[int, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def slots_taking(self, value: str) -> tuple[int, ...]:
+        """The positions in :attr:`groups` of the slots that accept ``value``, in order.
+
+        Remembered per value: matching a spelled mnemonic asks this of every form its
+        compound name has.
+        """
+        found = self._taking.get(value)
+        if found is None:
+            found = tuple(i for i, g in enumerate(self.groups) if g.accepts(value))
+            self._taking[value] = found
+        return found
 
     def group(self, name: str) -> ModifierGroup | None:
         """The slot called ``name``, if this form has one."""

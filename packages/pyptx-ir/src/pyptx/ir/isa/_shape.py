@@ -65,12 +65,19 @@ def shape_key(insn: Instruction, reg_type: RegType | None = None) -> Hashable:
         return value
 
     guard = insn.predicate
-    return (
-        insn.opcode,
-        insn.modifiers,
-        None if guard is None else (key(guard.register), guard.negated),
-        tuple([key(op) for op in insn.operands]),
-    )
+    head = None if guard is None else (key(guard.register), guard.negated)
+    operands: list[Hashable] = []
+    for op in insn.operands:  # key() inlined for the common plain operands
+        cls = type(op)
+        if cls is Register:
+            name = op.name  # type: ignore[union-attr]
+            index = seen.setdefault(name, len(seen))
+            operands.append((index, reg_type(name) if reg_type is not None else None))
+        elif cls is Immediate and not numbers:
+            operands.append(Immediate)
+        else:
+            operands.append(key(op))
+    return (insn.opcode, insn.modifiers, head, tuple(operands))
 
 
 @lru_cache(maxsize=8192)
