@@ -122,6 +122,23 @@ def test_specs_is_a_read_only_mapping_by_name() -> None:
     assert len(SPECS) >= 190
 
 
+def test_each_form_says_which_slots_take_a_modifier() -> None:
+    # Form.slots_taking remembers its answers per form; asked twice, in any order, of every
+    # form and every listed spelling (and one no slot takes), it agrees with accepts().
+    words = sorted(
+        {v for sp in SPECS.values() for f in sp.forms for g in f.groups for v in g.values}
+    )
+    words += ["bogus", "m64n128k16", "sm_90"]
+    for _ in range(2):
+        for sp in SPECS.values():
+            for f in sp.forms:
+                for w in words[:: max(1, len(words) // 60)] + [
+                    g.values[0] for g in f.groups if g.values
+                ]:
+                    want = tuple(i for i, g in enumerate(f.groups) if g.accepts(w))
+                    assert f.slots_taking(w) == want, (sp.name, w)
+
+
 # ------------------------------------------------------------------------------ messages
 
 
