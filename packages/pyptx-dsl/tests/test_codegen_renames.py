@@ -474,7 +474,7 @@ def corpus_output(pass_index: int, path: Path) -> Module:
 
 
 def test_corpus_is_complete() -> None:
-    assert len(FILES) == 307
+    assert len(FILES) == 358
 
 
 @pytest.mark.parametrize("path", FILES, ids=corpus_id)
