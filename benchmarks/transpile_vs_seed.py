@@ -3,24 +3,26 @@
 Usage::
 
     python benchmarks/transpile_vs_seed.py --seed-python /path/to/seedvenv/bin/python
-        [CORPUS_DIR] [--rounds 2] [--repeat 2] [--unchecked] [--cold]
+        [CORPUS ...] [--rounds 2] [--repeat 2] [--unchecked] [--cold]
 
 Without ``--seed-python`` (or ``PYPTX_SEED_PYTHON``) it prints why and exits 0.
 
 The seed system installs the same ``pyptx`` import name, so it lives in its own virtualenv
 (``python3 -m venv seedvenv && seedvenv/bin/pip install pyptx==0.1.1``); this script runs
-each system in its own interpreter on the same files: the ``*.ptx`` files below CORPUS_DIR
-(default tests/corpus) that both systems transpile in both modes. Every round times the
-seed, then this checkout, so load on the machine falls on both alike; within a round each
-system's figure is the best of ``--repeat`` passes over all files (``ptx_to_python(text,
-sugar=False)`` and ``sugar=True``, the same call in both systems). It prints MB/s per system
-and mode for every round, and this checkout's speed as a multiple of the seed's. With
-``--unchecked`` it also times this checkout's sugar without the self-check that proves the
-sugared Python (the same passes and rendering, called directly), beside the seed's sugar,
-which checks nothing. With ``--cold`` each system and mode runs in a fresh process, one
-pass over the files: no cache is warm from an earlier pass over the same files, as when each
-file is transpiled once (this checkout caches ISA verdicts by instruction shape, so its
-warm figures are higher; the seed system's do not change).
+each system in its own interpreter on the same files: the ``*.ptx`` files below each CORPUS
+folder (default tests/corpus; a ``.ptx`` path counts as itself) that both systems transpile
+in both modes. ``tests/corpus/generated/triton tests/corpus/generated/cute`` is the output
+of the Python GPU DSLs (Triton and CuTe DSL), the kind of file the transpiler speed goal
+names. Every round times the seed, then this checkout, so load on the machine falls on both
+alike; within a round each system's figure is the best of ``--repeat`` passes over all files
+(``ptx_to_python(text, sugar=False)`` and ``sugar=True``, the same call in both systems). It
+prints MB/s per system and mode for every round, and this checkout's speed as a multiple of
+the seed's. With ``--unchecked`` it also times this checkout's sugar without the self-check
+that proves the sugared Python (the same passes and rendering, called directly), beside the
+seed's sugar, which checks nothing. With ``--cold`` each system and mode runs in a fresh
+process, one pass over the files: no cache is warm from an earlier pass over the same files,
+as when each file is transpiled once (this checkout caches ISA verdicts by instruction
+shape, so its warm figures are higher; the seed system's do not change).
 """
 
 from __future__ import annotations
@@ -133,7 +135,12 @@ def shared_files(seed_python: str, paths: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run the comparison; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("corpus", nargs="?", default=str(REPO / "tests" / "corpus"))
+    ap.add_argument(
+        "corpus",
+        nargs="*",
+        default=[str(REPO / "tests" / "corpus")],
+        help="folders (searched recursively) or .ptx files; default: the whole test corpus",
+    )
     ap.add_argument(
         "--seed-python",
         default=os.environ.get("PYPTX_SEED_PYTHON"),
@@ -157,9 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.seed_python:
         print("skipped: no seed system (pass --seed-python or set PYPTX_SEED_PYTHON)")
         return 0
-    paths = [str(p) for p in sorted(Path(args.corpus).rglob("*.ptx"))]
+    paths = sorted(
+        str(p)
+        for where in map(Path, args.corpus)
+        for p in (where.rglob("*.ptx") if where.is_dir() else [where])
+    )
     if not paths:
-        print(f"no .ptx files under {args.corpus}", file=sys.stderr)
+        print(f"no .ptx files under {' '.join(args.corpus)}", file=sys.stderr)
         return 2
     common = shared_files(args.seed_python, paths)
     with tempfile.TemporaryDirectory() as tmp:
