@@ -37,6 +37,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -92,8 +93,11 @@ FRESH_PROCESS = {"cute"}
 
 def _in_fresh_process(dsl: str, staged: Path, arch: str) -> str:
     env = {**os.environ, "CUTE_DSL_ARCH": arch, "CUTE_DSL_KEEP_PTX": "1"}
-    cmd = [sys.executable, __file__, "--one", dsl, str(staged), arch]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", dsl, str(staged), arch]
+    with tempfile.TemporaryDirectory() as scratch:  # CuTe DSL also dumps the PTX in the cwd
+        done = subprocess.run(
+            cmd, env=env, cwd=scratch, capture_output=True, text=True, check=False
+        )
     if done.returncode != 0:
         raise SystemExit(f"{staged.name} for {arch} failed:\n{done.stderr[-4000:]}")
     return done.stdout
