@@ -2,10 +2,10 @@
 
 Usage::
 
-    python benchmarks/transpile_phases.py [CORPUS_DIR] [--seed-python PY] [--repeat 2]
+    python benchmarks/transpile_phases.py [CORPUS ...] [--seed-python PY] [--repeat 2]
 
 Runs the steps of ``ptx_to_python(text, sugar=True)`` one at a time on the ``*.ptx`` files
-below CORPUS_DIR (default tests/corpus) and prints the seconds each step takes, summed over
+below each CORPUS folder (default tests/corpus) and prints the seconds each step takes, summed over
 the files: parsing, each sugar pass, rendering the Python, and the self-check that proves
 it (compiling the generated Python, running its module level, tracing it, comparing the
 traced program with the input by alpha-equivalence). These are the steps of the
@@ -32,7 +32,7 @@ for src in ("packages/pyptx-ir/src", "packages/pyptx-parser/src", "packages/pypt
     sys.path.insert(0, str(REPO / src))
 
 from parse_throughput import machine_header  # noqa: E402
-from transpile_vs_seed import shared_files  # noqa: E402
+from transpile_vs_seed import corpus_argument, corpus_paths, shared_files  # noqa: E402
 
 from pyptx.codegen import _api  # noqa: E402
 from pyptx.codegen._check import passes_checks  # noqa: E402
@@ -77,11 +77,11 @@ def _phases(text: str, times: dict[str, float]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the measurement; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("corpus", nargs="?", default=str(REPO / "tests" / "corpus"))
+    corpus_argument(ap)
     ap.add_argument("--seed-python", default=os.environ.get("PYPTX_SEED_PYTHON"))
     ap.add_argument("--repeat", type=int, default=2, help="passes over the files; the best counts")
     args = ap.parse_args(argv)
-    paths = [str(p) for p in sorted(Path(args.corpus).rglob("*.ptx"))]
+    paths = corpus_paths(args.corpus)
     if args.seed_python:
         paths = shared_files(args.seed_python, paths)
     texts = [Path(p).read_text(encoding="utf-8") for p in paths]

@@ -122,6 +122,25 @@ def _time(
     return out
 
 
+def corpus_paths(places: list[str]) -> list[str]:
+    """The ``.ptx`` files below each folder of ``places`` (a file counts as itself), sorted."""
+    return sorted(
+        str(p)
+        for where in map(Path, places)
+        for p in (where.rglob("*.ptx") if where.is_dir() else [where])
+    )
+
+
+def corpus_argument(ap: argparse.ArgumentParser) -> None:
+    """Add the CORPUS arguments that :func:`corpus_paths` reads."""
+    ap.add_argument(
+        "corpus",
+        nargs="*",
+        default=[str(REPO / "tests" / "corpus")],
+        help="folders (searched recursively) or .ptx files; default: the whole test corpus",
+    )
+
+
 def shared_files(seed_python: str, paths: list[str]) -> list[str]:
     """The files of ``paths`` that both the seed system and this checkout transpile."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,12 +154,7 @@ def shared_files(seed_python: str, paths: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run the comparison; return the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "corpus",
-        nargs="*",
-        default=[str(REPO / "tests" / "corpus")],
-        help="folders (searched recursively) or .ptx files; default: the whole test corpus",
-    )
+    corpus_argument(ap)
     ap.add_argument(
         "--seed-python",
         default=os.environ.get("PYPTX_SEED_PYTHON"),
@@ -164,11 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.seed_python:
         print("skipped: no seed system (pass --seed-python or set PYPTX_SEED_PYTHON)")
         return 0
-    paths = sorted(
-        str(p)
-        for where in map(Path, args.corpus)
-        for p in (where.rglob("*.ptx") if where.is_dir() else [where])
-    )
+    paths = corpus_paths(args.corpus)
     if not paths:
         print(f"no .ptx files under {' '.join(args.corpus)}", file=sys.stderr)
         return 2
