@@ -285,7 +285,7 @@ def _check_register(
     op: OperandSpec,
     reg_type: RegType,
 ) -> str | None:
-    """The problem with a register's declared type, if any."""
+    """The problem with a register's declared type, if any (to follow the operand's label)."""
     if isinstance(node, Negated):
         node = node.operand
     if not isinstance(node, Register) or want is None or op.width is Width.ANY:
@@ -313,7 +313,7 @@ def _check_register(
 
 
 def _check_count(node: Operand, op: OperandSpec, m: _Match) -> str | None:
-    """The problem with a vector operand's size (or a tensor address's coordinates)."""
+    """The problem with a vector's size or an address's coordinates (after the label)."""
     count, why = _expected_count(op, m.slots)
     if count is None:
         return None
@@ -336,7 +336,7 @@ def _check_count(node: Operand, op: OperandSpec, m: _Match) -> str | None:
 
 
 def _check_values(node: Operand, op: OperandSpec, m: _Match) -> str | None:
-    """The problem with an immediate outside the values the operand takes, if any."""
+    """The problem with an immediate outside the operand's values, if any (after the label)."""
     allowed = op.values(m.slots) if op.values is not None else None
     if allowed is None:
         return None
