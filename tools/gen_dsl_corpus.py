@@ -24,7 +24,11 @@ What a source module defines, by DSL:
 The DSLs write the kernel's source path into ``.file`` (Triton's line info) or into kernel
 names, so each source is copied into a fixed staging directory (``--build-dir``, default
 ``/tmp/pyptx-corpus/<dsl>``) and imported from there: the output does not depend on where
-the repository is checked out. With the same DSL versions it is byte-for-byte reproducible.
+the repository is checked out; Triton compiles into a private cache there, so each run
+compiles afresh. With the same DSL versions the output is byte-for-byte reproducible.
+``tools/gen_emu_kernels.py`` compiles the emulator's own Triton test kernels, without line
+info and with the launch facts its tests need; the kernels here keep Triton's line info, as
+a user's Triton output has it.
 CuTe DSL reads its target from ``CUTE_DSL_ARCH`` when it is imported, so each CuTe target is
 compiled in a fresh process.
 """
@@ -112,6 +116,8 @@ def generate(dsl: str, only: Sequence[str], build_dir: Path) -> int:
     if build_dir.exists():
         shutil.rmtree(build_dir)
     build_dir.mkdir(parents=True)
+    # A private compile cache, so that every run compiles afresh (as gen_emu_kernels does).
+    os.environ["TRITON_CACHE_DIR"] = str(build_dir / "cache")
     written = 0
     for path in sources:
         staged = build_dir / path.name
