@@ -6,6 +6,8 @@ widths checked against the function's .reg declarations. Mutating those instruct
 (dropping an operand, adding a bogus modifier, lowering the target or the version) must be
 reported with the right code, and the files ptxas rejects for an instruction-level reason
 must be flagged. Each spec's examples assemble with ptxas at the minimum the table states.
+Instructions with one isa.shape_key get one check() verdict, which isa.verdict gives for
+every target and version at once.
 """
 
 from __future__ import annotations
