@@ -1,15 +1,16 @@
-"""The vendored public PTX corpus (tests/corpus/public) on the emulator.
+"""The vendored public PTX corpus (tests/corpus/public) on the emulator, and the Triton and
+CuTe DSL output of the corpus (tests/corpus/generated/triton, .../cute).
 
 Two kinds of tests:
 
 * kernels whose meaning is plain from the PTX (and, for learn-ptx, from its published
-  launch code: square ``numBlocks * tile`` matrices, ``A @ B``) run on synthetic inputs and
-  are checked against numpy;
-* every ``.entry`` of every file is launched once with synthetic arguments (zeroed buffers,
-  small scalars, tensor maps) and a small grid: it must either run, or raise a
-  :class:`pyptx.emu.EmuError` that says what and where. A Python exception from inside the
-  emulator (``TypeError``, ``IndexError``, ...) fails, and so does a launch that does not
-  finish within its time budget.
+  launch code: square ``numBlocks * tile`` matrices, ``A @ B``), and Triton's vector add
+  and softmax on every target, run on synthetic inputs and are checked against numpy;
+* every ``.entry`` of every public and DSL-generated file is launched once with synthetic
+  arguments (zeroed buffers, small scalars, tensor maps) and a small grid: it must either
+  run, or raise a :class:`pyptx.emu.EmuError` that says what and where. A Python exception
+  from inside the emulator (``TypeError``, ``IndexError``, ...) fails, and so does a launch
+  that does not finish within its time budget.
 
 Provenance and licenses of the files: ``tests/corpus/public/NOTICE.md``.
 """
@@ -39,7 +40,9 @@ from pyptx.emu import (
 from pyptx.ir import Function, FunctionDirective, FunctionDirectiveKind, PtxType
 from pyptx.parser import parse
 
-PUBLIC = Path(__file__).resolve().parents[3] / "tests" / "corpus" / "public"
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "corpus"
+PUBLIC = CORPUS / "public"
+DSL_OUTPUT = (CORPUS / "generated" / "triton", CORPUS / "generated" / "cute")
 
 
 def _text(rel: str) -> str:
@@ -158,6 +161,49 @@ def test_learn_ptx_matmul(name: str, tile: int, block: tuple[int, int]) -> None:
     np.testing.assert_array_equal(out, a @ b, err_msg=name)
 
 
+DSL_ARCHS = ("sm_80", "sm_90a", "sm_100a", "sm_120a")
+
+
+def _dsl_text(rel: str) -> str:
+    return (CORPUS / "generated" / rel).read_text(encoding="utf-8")
+
+
+def _triton_scratch() -> list[np.ndarray]:
+    """Triton 3.9 appends two global scratch pointers to every kernel's parameters."""
+    return [np.zeros(256, np.uint8), np.zeros(256, np.uint8)]
+
+
+@pytest.mark.parametrize("arch", DSL_ARCHS)
+def test_triton_vector_add(arch: str) -> None:
+    # BLOCK = 1024 elements per program; 128 threads each handle 8. n leaves a ragged tail.
+    rng = np.random.default_rng(21)
+    n = 1500
+    x, y = _floats(rng, n), _floats(rng, n)
+    out = np.full(2048, -1.0, np.float32)
+    text = _dsl_text(f"triton/vector_add_{arch}.ptx")
+    launch(text, grid=2, block=128, args=[x, y, out, n, *_triton_scratch()])
+    np.testing.assert_array_equal(out[:n], x + y)
+    np.testing.assert_array_equal(out[n:], -1.0)  # the mask keeps the tail untouched
+
+
+@pytest.mark.parametrize("arch", DSL_ARCHS)
+def test_triton_softmax(arch: str) -> None:
+    # One row per program, BLOCK = 1024 columns of which `cols` are live, fp16 in and out.
+    rng = np.random.default_rng(22)
+    rows, cols, stride = 3, 700, 1024
+    x = rng.standard_normal((rows, stride)).astype(np.float16)
+    out = np.zeros((rows, stride), np.float16)
+    text = _dsl_text(f"triton/softmax_{arch}.ptx")
+    # The cross-warp reductions go through Triton's dynamic shared memory (`global_smem`).
+    args = [out, x, stride, cols, *_triton_scratch()]
+    launch(text, grid=rows, block=128, smem=1024, args=args)
+    ref = x[:, :cols].astype(np.float64)
+    ref = np.exp(ref - ref.max(axis=1, keepdims=True))
+    ref /= ref.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(out[:, :cols].astype(np.float64), ref, rtol=2e-3, atol=1e-4)
+    np.testing.assert_array_equal(out[:, cols:], 0.0)
+
+
 # ----------------------------------------------------------------------------------------
 # Every entry: runs, or fails with a clear emulator error
 # ----------------------------------------------------------------------------------------
@@ -179,14 +225,16 @@ def _dynamic_smem(text: str, targets: tuple[str, ...]) -> int:
     return DYNAMIC_SMEM.get(int(digits) // 10 if digits else 9, 48 * 1024)
 
 
-def _entries() -> Iterator[tuple[str, str]]:
-    for path in sorted(PUBLIC.rglob("*.ptx")):
-        rel = path.relative_to(PUBLIC).as_posix()
-        for kernel in parse(path.read_text(encoding="utf-8"), rel).kernels:
-            yield rel, kernel.name
+def _entries(*roots: Path) -> Iterator[tuple[str, str]]:
+    """(path relative to tests/corpus, kernel name) for every ``.entry`` below ``roots``."""
+    for root in roots:
+        for path in sorted(root.rglob("*.ptx")):
+            rel = path.relative_to(CORPUS).as_posix()
+            for kernel in parse(path.read_text(encoding="utf-8"), rel).kernels:
+                yield rel, kernel.name
 
 
-ENTRIES = list(_entries())
+ENTRIES = list(_entries(PUBLIC, *DSL_OUTPUT))
 
 
 def _directive(kernel: Function, kind: FunctionDirectiveKind) -> tuple[int, ...] | None:
@@ -247,7 +295,7 @@ def _alarm(signum: int, frame: Any) -> None:
 
 @pytest.mark.parametrize(("rel", "name"), ENTRIES, ids=[f"{r}::{n}" for r, n in ENTRIES])
 def test_every_entry_runs_or_raises_a_clear_error(rel: str, name: str) -> None:
-    text = _text(rel)
+    text = (CORPUS / rel).read_text(encoding="utf-8")
     module = parse(text, rel)
     kernel = module.function(name)
     cluster = _directive(kernel, FunctionDirectiveKind.REQNCTAPERCLUSTER) or (1,)
@@ -263,7 +311,7 @@ def test_every_entry_runs_or_raises_a_clear_error(rel: str, name: str) -> None:
         "smem": _dynamic_smem(text, module.targets),
     }
     repro = (
-        f"launch(<tests/corpus/public/{rel}>, {name!r}, "
+        f"launch(<tests/corpus/{rel}>, {name!r}, "
         + ", ".join(f"{k}={v}" for k, v in launch_args.items())
         + ")"
     )
