@@ -12,7 +12,8 @@ Two kinds of tests:
   from inside the emulator (``TypeError``, ``IndexError``, ...) fails, and so does a launch
   that does not finish within its time budget.
 
-Provenance and licenses of the files: ``tests/corpus/public/NOTICE.md``.
+Provenance and licenses of the files: ``tests/corpus/public/NOTICE.md`` and
+``tests/corpus/generated/README.md``.
 """
 
 from __future__ import annotations
