@@ -322,6 +322,33 @@ def test_launch_errors_are_clear() -> None:
         launch(ptx, grid=3, block=32, cluster=2, args=[x, x, x, 8])
 
 
+def test_a_byte_array_parameter_can_hold_array_addresses() -> None:
+    # CuTe DSL passes a tensor with a static layout as .b8 [8] holding its address; a tuple
+    # of arrays fills such a parameter with their addresses, 8 bytes each.
+    body = """
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<4>;
+	ld.param.b64 %rd1, [t];
+	ld.param.b64 %rd2, [t+8];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd1, %rd1, %rd3;
+	add.s64 %rd2, %rd2, %rd3;
+	st.global.u32 [%rd1], %r1;
+	st.global.u32 [%rd2], 7;
+	ret;
+"""
+    a, b = np.zeros(32, np.uint32), np.zeros(32, np.uint32)
+    params = (".param .align 8 .b8 t[16]",)
+    run(body, [(a, b)], params=params)
+    np.testing.assert_array_equal(a, np.arange(32))
+    np.testing.assert_array_equal(b, 7)
+    with pytest.raises(LaunchError, match="tuple of 1 arrays fill 8"):
+        run(body, [(a,)], params=params)
+    with pytest.raises(LaunchError, match="a tuple of numpy arrays"):
+        run(body, [[a, b]], params=params)
+
+
 def test_unknown_instruction_fails_only_when_it_runs() -> None:
     body = """
 	.reg .pred %p<2>;

@@ -117,7 +117,9 @@ def launch(
             (it gets a device address; the kernel's stores land in it in place), a Python
             int or float for a scalar parameter, a :class:`TensorMap` for a tensor-map
             parameter (``.param .align 64 .b8 name[128]``, or a 64-bit parameter holding a
-            pointer to one), ``bytes`` for any other byte-array parameter.
+            pointer to one), ``bytes`` for any other byte-array parameter, or a tuple of
+            numpy arrays for a byte array that holds their addresses, 8 bytes each (how
+            CuTe DSL passes a tensor with a static layout: ``.param .align 8 .b8 t[8]``).
         cluster: CTAs per cluster per dimension (must divide ``grid``).
         smem: bytes of dynamic shared memory per CTA (the ``.extern .shared`` array).
         check_races: also check shared memory for data races between barriers.
@@ -330,13 +332,24 @@ def _argument(
             " .b8 [128] (align 64) parameter or a 64-bit pointer parameter"
         )
     if array_param:
+        if isinstance(arg, tuple) and arg and all(isinstance(a, np.ndarray) for a in arg):
+            # The addresses of these arrays, 8 bytes each: a struct of pointers, as CuTe DSL
+            # passes a tensor with a static layout (``.param .align 8 .b8 name[8]``).
+            if 8 * len(arg) != param.size:
+                raise LaunchError(
+                    f"{label} is a byte array of {param.size} bytes; the addresses of a"
+                    f" tuple of {len(arg)} arrays fill {8 * len(arg)}"
+                )
+            addresses = [_array_segment(a, label, segments, by_buffer) for a in arg]
+            return struct.pack(f"<{len(arg)}Q", *addresses)
         if isinstance(arg, (bytes, bytearray, np.ndarray)):
             raw = bytes(arg) if not isinstance(arg, np.ndarray) else arg.tobytes()
             if len(raw) != param.size:
                 raise LaunchError(f"{label} takes {param.size} bytes, got {len(raw)}")
             return raw
         raise LaunchError(
-            f"{label} is a byte array of {param.size} bytes; pass bytes or a TensorMap,"
+            f"{label} is a byte array of {param.size} bytes; pass bytes, a TensorMap or a"
+            " tuple of numpy arrays (their addresses),"
             f" not {type(arg).__name__}"
         )
     if isinstance(arg, np.ndarray):
