@@ -28,6 +28,6 @@ def launch(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
 
 def arguments() -> tuple:
     return tuple(
-        make_fake_compact_tensor(cutlass.Float16, (256, 1024), stride_order=(1, 0), assumed_align=16)
+        make_fake_compact_tensor(cutlass.Float16, (32, 256), stride_order=(1, 0), assumed_align=16)
         for _ in range(3)
     )

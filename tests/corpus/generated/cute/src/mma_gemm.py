@@ -39,7 +39,7 @@ def launch(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
 
 def arguments() -> tuple:
     return (
-        make_fake_compact_tensor(cutlass.Float16, (1024, 512), stride_order=(1, 0)),
-        make_fake_compact_tensor(cutlass.Float16, (768, 512), stride_order=(1, 0)),
-        make_fake_compact_tensor(cutlass.Float32, (1024, 768), stride_order=(1, 0)),
+        make_fake_compact_tensor(cutlass.Float16, (128, 64), stride_order=(1, 0)),
+        make_fake_compact_tensor(cutlass.Float16, (128, 64), stride_order=(1, 0)),
+        make_fake_compact_tensor(cutlass.Float32, (128, 128), stride_order=(1, 0)),
     )

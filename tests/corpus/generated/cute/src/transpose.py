@@ -29,6 +29,6 @@ def launch(mIn: cute.Tensor, mOut: cute.Tensor):
 
 def arguments() -> tuple:
     return (
-        make_fake_compact_tensor(cutlass.Float32, (1024, 2048), stride_order=(1, 0)),
-        make_fake_compact_tensor(cutlass.Float32, (2048, 1024), stride_order=(1, 0)),
+        make_fake_compact_tensor(cutlass.Float32, (64, 96), stride_order=(1, 0)),
+        make_fake_compact_tensor(cutlass.Float32, (96, 64), stride_order=(1, 0)),
     )
