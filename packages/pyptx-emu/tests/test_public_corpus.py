@@ -1,19 +1,17 @@
-"""The vendored public PTX corpus (tests/corpus/public) on the emulator, and the Triton and
-CuTe DSL output of the corpus (tests/corpus/generated/triton, .../cute).
+"""The vendored public PTX corpus (tests/corpus/public) on the emulator.
 
 Two kinds of tests:
 
 * kernels whose meaning is plain from the PTX (and, for learn-ptx, from its published
   launch code: square ``numBlocks * tile`` matrices, ``A @ B``) run on synthetic inputs and
-  are checked against numpy (the DSL output's kernels are, in ``test_dsl_output.py``);
-* every ``.entry`` of every public and DSL-generated file is launched once with synthetic
-  arguments (zeroed buffers, small scalars, tensor maps) and a small grid: it must either
-  run, or raise a :class:`pyptx.emu.EmuError` that says what and where. A Python exception
+  are checked against numpy (the corpus's Triton and CuTe DSL kernels are, all of them, in
+  ``test_dsl_output.py``);
+* every ``.entry`` of every public file is launched once with synthetic arguments (zeroed
+  buffers, small scalars, tensor maps) and a small grid: it must either run, or raise a :class:`pyptx.emu.EmuError` that says what and where. A Python exception
   from inside the emulator (``TypeError``, ``IndexError``, ...) fails, and so does a launch
   that does not finish within its time budget.
 
-Provenance and licenses of the files: ``tests/corpus/public/NOTICE.md`` and
-``tests/corpus/generated/README.md``.
+Provenance and licenses of the files: ``tests/corpus/public/NOTICE.md``.
 """
 
 from __future__ import annotations
@@ -43,7 +41,6 @@ from pyptx.parser import parse
 
 CORPUS = Path(__file__).resolve().parents[3] / "tests" / "corpus"
 PUBLIC = CORPUS / "public"
-DSL_OUTPUT = (CORPUS / "generated" / "triton", CORPUS / "generated" / "cute")
 
 
 def _text(rel: str) -> str:
@@ -192,7 +189,7 @@ def _entries(*roots: Path) -> Iterator[tuple[str, str]]:
                 yield rel, kernel.name
 
 
-ENTRIES = list(_entries(PUBLIC, *DSL_OUTPUT))
+ENTRIES = list(_entries(PUBLIC))
 
 
 def _directive(kernel: Function, kind: FunctionDirectiveKind) -> tuple[int, ...] | None:
