@@ -7,9 +7,10 @@ Two kinds of tests:
   are checked against numpy (the corpus's Triton and CuTe DSL kernels are, all of them, in
   ``test_dsl_output.py``);
 * every ``.entry`` of every public file is launched once with synthetic arguments (zeroed
-  buffers, small scalars, tensor maps) and a small grid: it must either run, or raise a :class:`pyptx.emu.EmuError` that says what and where. A Python exception
-  from inside the emulator (``TypeError``, ``IndexError``, ...) fails, and so does a launch
-  that does not finish within its time budget.
+  buffers, small scalars, tensor maps) and a small grid: it must either run, or raise a
+  :class:`pyptx.emu.EmuError` that says what and where. A Python exception from inside the
+  emulator (``TypeError``, ``IndexError``, ...) fails, and so does a launch that does not
+  finish within its time budget.
 
 Provenance and licenses of the files: ``tests/corpus/public/NOTICE.md``.
 """
